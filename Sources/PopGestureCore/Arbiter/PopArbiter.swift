@@ -1,0 +1,222 @@
+import Logging
+
+/// Identifies a device within one engine.
+public struct DeviceID: Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: Int
+    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    public var description: String { "device \(rawValue)" }
+}
+
+/// The pop a gesture is driving: which navigator, whose, and which page is leaving.
+public struct PopTarget: Sendable, Hashable {
+    public var navigator: String
+    public var owner: ClientID
+    public var page: String
+}
+
+/// Why a release committed the pop.
+public enum CommitReason: String, Sendable, Hashable {
+    /// Progress passed `commitProgress`.
+    case progress
+    /// The release was a fling toward the trailing side.
+    case fling
+}
+
+/// Why an interactive pop was cancelled.
+public enum PopCancelReason: String, Sendable, Hashable {
+    /// Released short of `commitProgress` and not flung.
+    case released
+    /// Released while flung back toward the leading side.
+    case flungBack = "flung-back"
+    case extraFinger = "extra-finger"
+    case palm
+    case eventsDropped = "events-dropped"
+    case deviceRemoved = "device-removed"
+    /// The client changed its stack (or went away) under the finger.
+    case stackChanged = "stack-changed"
+
+    init(_ reason: PanCancelReason) {
+        switch reason {
+        case .extraFinger: self = .extraFinger
+        case .palm: self = .palm
+        case .eventsDropped: self = .eventsDropped
+        case .deviceRemoved: self = .deviceRemoved
+        }
+    }
+}
+
+/// What the device's pans mean on screen, for the arbiter.
+public struct PanSurface: Sendable, Hashable {
+    /// Width of the screen, or of the touchpad, in millimetres: the distance of a full pop.
+    public var widthMillimetres: Double
+    /// False for touchpads: their positions are not screen positions.
+    public var isOnScreen: Bool
+
+    public init(widthMillimetres: Double, isOnScreen: Bool) {
+        self.widthMillimetres = widthMillimetres
+        self.isOnScreen = isOnScreen
+    }
+}
+
+/// Decides which pans are back gestures and drives the interactive pop.
+///
+/// ```
+///  idle ──began──▶ deciding ──moved past decision distance──▶ interactive ──ended──▶ idle
+///                     │  predicate rejects / pan cancelled          │ cancelled
+///                     ▼                                             ▼
+///                  rejected ─────────────ended/cancelled─────────▶ idle
+/// ```
+/// One pan at a time across all devices: a pan on another device while one is
+/// being decided or tracked is rejected as `busy`.
+public struct PopArbiter: Sendable {
+    public enum Action: Sendable, Hashable {
+        case none
+        case rejected(RejectionReason)
+        /// The pop began; `progress` is where the finger already is.
+        case began(PopTarget, progress: Double)
+        case progress(PopTarget, Double)
+        /// Released past the threshold or flung: pop the page.
+        case commit(PopTarget, CommitReason)
+        case cancelled(PopTarget, PopCancelReason)
+    }
+
+    public enum State: Sendable, Hashable, CustomStringConvertible {
+        case idle
+        case deciding(device: DeviceID, origin: PanSample, surface: PanSurface)
+        case interactive(device: DeviceID, origin: PanSample, surface: PanSurface, target: PopTarget,
+                         direction: Double, progress: Double)
+        case rejected(device: DeviceID, RejectionReason)
+
+        public var description: String {
+            switch self {
+            case .idle: "idle"
+            case .deciding(let d, _, _): "deciding(\(d))"
+            case .interactive(let d, _, _, let t, _, let p): "interactive(\(d), \(t.navigator)/\(t.page), \(p))"
+            case .rejected(let d, let r): "rejected(\(d), \(r.rawValue))"
+            }
+        }
+    }
+
+    public private(set) var state: State = .idle
+    public var settings: GestureSettings
+    private var logger: Logger
+
+    public init(settings: GestureSettings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Feeds one pan event from `device`.
+    public mutating func handle(
+        _ event: PanEvent, from device: DeviceID, surface: PanSurface, navigation: NavigationState
+    ) -> Action {
+        switch state {
+        case .idle:
+            guard case .began(let sample) = event else { return .none }
+            transition(to: .deciding(device: device, origin: sample, surface: surface), "pan began")
+            return .none
+
+        case .deciding(let owner, let origin, let surface):
+            guard owner == device else { return busy(event) }
+            switch event {
+            case .began:
+                return .none  // Cannot happen: a device's pan ends before it begins again.
+            case .changed(let sample):
+                return decide(device: device, origin: origin, sample: sample, surface: surface, navigation: navigation)
+            case .ended:
+                transition(to: .idle, "released before deciding")
+                return .none
+            case .cancelled(let reason, _):
+                transition(to: .idle, "pan cancelled: \(reason.rawValue)")
+                return .rejected(RejectionReason(reason))
+            }
+
+        case .interactive(let owner, let origin, let surface, let target, let direction, let progress):
+            guard owner == device else { return busy(event) }
+            switch event {
+            case .began:
+                return .none
+            case .changed(let sample):
+                let now = Self.progress(origin: origin, sample: sample, surface: surface, direction: direction)
+                // Report in thousandths: finer steps are invisible and flood the socket.
+                guard (now * 1000).rounded() != (progress * 1000).rounded() else { return .none }
+                state = .interactive(device: owner, origin: origin, surface: surface, target: target,
+                                     direction: direction, progress: now)
+                return .progress(target, now)
+            case .ended(let sample):
+                let velocity = sample.velocityX * direction
+                let fling = settings.flingVelocityMillimetresPerSecond
+                transition(to: .idle, "released at \(progress), \(velocity) mm/s")
+                if velocity >= fling { return .commit(target, .fling) }
+                if velocity <= -fling { return .cancelled(target, .flungBack) }
+                if progress >= settings.commitProgress { return .commit(target, .progress) }
+                return .cancelled(target, .released)
+            case .cancelled(let reason, _):
+                transition(to: .idle, "pan cancelled: \(reason.rawValue)")
+                return .cancelled(target, PopCancelReason(reason))
+            }
+
+        case .rejected(let owner, _):
+            guard owner == device else { return busy(event) }
+            switch event {
+            case .ended, .cancelled: transition(to: .idle, "pan over")
+            case .began, .changed: break
+            }
+            return .none
+        }
+    }
+
+    /// Drops the interactive pop of `navigator` because its stack changed under the finger.
+    /// The rest of that pan is ignored.
+    public mutating func abandon(navigator: String, keepingTop top: String?) -> Action {
+        guard case .interactive(let device, _, _, let target, _, _) = state, target.navigator == navigator,
+              target.page != top else { return .none }
+        transition(to: .rejected(device: device, .transitioning), "stack changed under the finger")
+        return .cancelled(target, .stackChanged)
+    }
+
+    // MARK: - Deciding
+
+    private mutating func decide(
+        device: DeviceID, origin: PanSample, sample: PanSample, surface: PanSurface, navigation: NavigationState
+    ) -> Action {
+        let dx = sample.position.xMillimetres - origin.position.xMillimetres
+        let dy = sample.position.yMillimetres - origin.position.yMillimetres
+        guard dx * dx + dy * dy >= settings.decisionDistanceMillimetres * settings.decisionDistanceMillimetres else {
+            return .none
+        }
+        let front = navigation.front
+        let layout = front.map { navigation.layout(of: $0) } ?? navigation.defaultLayout
+        let start = PanStart(
+            origin: origin.position, translationX: dx, translationY: dy,
+            screenWidthMillimetres: surface.widthMillimetres, isOnScreen: surface.isOnScreen)
+        if let reason = popRejection(for: start, navigator: front, layout: layout, settings: settings, at: sample.time) {
+            transition(to: .rejected(device: device, reason), "dx=\(dx) dy=\(dy)")
+            return .rejected(reason)
+        }
+        let nav = front!  // The predicate rejects a missing navigator.
+        let target = PopTarget(navigator: nav.id, owner: nav.owner, page: nav.top.id)
+        let direction = layout.backDirection
+        let progress = Self.progress(origin: origin, sample: sample, surface: surface, direction: direction)
+        transition(
+            to: .interactive(device: device, origin: origin, surface: surface, target: target,
+                             direction: direction, progress: progress),
+            "dx=\(dx) dy=\(dy)")
+        return .began(target, progress: progress)
+    }
+
+    private static func progress(origin: PanSample, sample: PanSample, surface: PanSurface, direction: Double) -> Double {
+        let travelled = (sample.position.xMillimetres - origin.position.xMillimetres) * direction
+        return min(1, max(0, travelled / max(surface.widthMillimetres, 1)))
+    }
+
+    private func busy(_ event: PanEvent) -> Action {
+        if case .began = event { return .rejected(.busy) }
+        return .none
+    }
+
+    private mutating func transition(to new: State, _ why: @autoclosure () -> String) {
+        logger.debug("arbiter \(state) → \(new): \(why())")
+        state = new
+    }
+}

@@ -1,0 +1,103 @@
+import RealModule
+
+/// Why a pan did not become a back gesture. Logged at debug level and sent to observers.
+public enum RejectionReason: String, Sendable, Hashable, CaseIterable {
+    case noNavigator = "no-navigator"
+    case stackTooShallow = "stack-too-shallow"
+    case popDisabled = "pop-disabled"
+    case tooFarFromEdge = "too-far-from-edge"
+    case transitioning
+    case wrongDirection = "wrong-direction"
+    case outsideEdgeZone = "outside-edge-zone"
+    case tooSteep = "too-steep"
+    case excluded
+    case extraFinger = "extra-finger"
+    case palm
+    case eventsDropped = "events-dropped"
+    case deviceRemoved = "device-removed"
+    /// Another device's pan is already being decided or tracked.
+    case busy
+
+    init(_ reason: PanCancelReason) {
+        switch reason {
+        case .extraFinger: self = .extraFinger
+        case .palm: self = .palm
+        case .eventsDropped: self = .eventsDropped
+        case .deviceRemoved: self = .deviceRemoved
+        }
+    }
+}
+
+/// What the predicate sees of a pan once it has moved far enough to decide.
+public struct PanStart: Sendable, Hashable {
+    /// Where the finger landed.
+    public var origin: ScreenPoint
+    /// Movement since then, in millimetres on the screen.
+    public var translationX: Double
+    public var translationY: Double
+    /// The screen's width in millimetres.
+    public var screenWidthMillimetres: Double
+    /// Touchpad pans have no screen position: the positional guards do not apply.
+    public var isOnScreen: Bool
+
+    public init(
+        origin: ScreenPoint, translationX: Double, translationY: Double, screenWidthMillimetres: Double,
+        isOnScreen: Bool = true
+    ) {
+        self.origin = origin
+        self.translationX = translationX
+        self.translationY = translationY
+        self.screenWidthMillimetres = screenWidthMillimetres
+        self.isOnScreen = isOnScreen
+    }
+}
+
+/// FDFullscreenPopGesture's `gestureRecognizerShouldBegin:`, guard for guard, then
+/// the guards the Linux and Android peers added. Returns nil when a pop may begin,
+/// else the first reason it may not.
+public func popRejection(
+    for pan: PanStart, navigator: Navigator?, layout: LayoutDirection,
+    settings: GestureSettings, at time: Timestamp
+) -> RejectionReason? {
+    // Nobody has said which stack to pop.
+    guard let navigator else { return .noNavigator }
+
+    // Ignore when no page is pushed onto the stack: the root cannot be popped.
+    if navigator.depth <= 1 { return .stackTooShallow }
+
+    // Ignore when the top page has turned the gesture off.
+    let top = navigator.top
+    if top.popDisabled { return .popDisabled }
+
+    // Ignore when the start is farther from the leading edge than the top page allows.
+    let fromLeadingEdge = layout == .leftToRight
+        ? pan.origin.xMillimetres
+        : pan.screenWidthMillimetres - pan.origin.xMillimetres
+    if pan.isOnScreen && top.maxStartDistanceMillimetres > 0 && fromLeadingEdge > top.maxStartDistanceMillimetres {
+        return .tooFarFromEdge
+    }
+
+    // Ignore while a push or pop is still animating.
+    if navigator.isTransitioning(at: time) { return .transitioning }
+
+    // Ignore a pan that starts toward the leading side; the sign flips in RTL layouts.
+    if pan.translationX * layout.backDirection <= 0 { return .wrongDirection }
+
+    // Edge mode: the pan must start in the leading edge zone.
+    if pan.isOnScreen && settings.mode == .edge && fromLeadingEdge > settings.edgeWidthMillimetres {
+        return .outsideEdgeZone
+    }
+
+    // Too steep is a scroll, not a back.
+    if abs(pan.translationY) > abs(pan.translationX) * Double.tan(settings.maxAngleDegrees * .pi / 180) {
+        return .tooSteep
+    }
+
+    // The top page keeps this area for its own horizontal gestures (sliders, carousels).
+    if pan.isOnScreen && top.exclusionZones.contains(where: { $0.contains(x: pan.origin.x, y: pan.origin.y) }) {
+        return .excluded
+    }
+
+    return nil
+}
+

@@ -1,0 +1,234 @@
+import Logging
+
+/// How one device takes part: its orientation, calibration and pan source.
+public struct DeviceConfiguration: Sendable, Hashable {
+    public var rotation: Rotation
+    public var calibration: CalibrationMatrix
+    /// Nil uses ``PanSettings/defaults(for:)`` for the device's kind.
+    public var pan: PanSettings?
+
+    public init(rotation: Rotation = .none, calibration: CalibrationMatrix = .identity, pan: PanSettings? = nil) {
+        self.rotation = rotation
+        self.calibration = calibration
+        self.pan = pan
+    }
+}
+
+/// A navigation request from a client, as the socket protocol carries it.
+public enum NavigationRequest: Sendable, Hashable {
+    case create(navigator: String, pages: [Page], layout: LayoutDirection?, barFollowsTopPage: Bool)
+    case push(navigator: String, page: Page, animated: Bool)
+    case pop(navigator: String, animated: Bool)
+    case replace(navigator: String, pages: [Page], animated: Bool)
+    case update(navigator: String, page: Page)
+    case configure(navigator: String, layout: LayoutDirection?, barFollowsTopPage: Bool)
+    case settle(navigator: String)
+    case front(navigator: String)
+    case remove(navigator: String)
+
+    public var navigator: String {
+        switch self {
+        case .create(let n, _, _, _), .push(let n, _, _), .pop(let n, _), .replace(let n, _, _), .update(let n, _),
+             .configure(let n, _, _), .settle(let n), .front(let n), .remove(let n):
+            n
+        }
+    }
+}
+
+/// The whole gesture engine: evdev events in, what clients receive out.
+///
+/// Pure: time comes from the events and requests, never from a clock, so the same
+/// input always gives the same output. Not thread-safe; one owner drives it.
+/// After each call, read what it produced with ``drainEvents(_:)``.
+public struct GestureEngine: Sendable {
+    struct Device: Sendable {
+        let description: DeviceDescription
+        var touches: TouchState
+        var pans: PanRecognizer
+        let surface: PanSurface
+
+        /// Turns the completed frame into a pan event and readies the next frame.
+        mutating func endFrame(resynced: Bool, at time: Timestamp) -> PanEvent? {
+            let pan = pans.process(touches, resynced: resynced, at: time)
+            touches.endFrame()
+            return pan
+        }
+    }
+
+    public private(set) var navigation = NavigationState()
+    private var arbiter: PopArbiter
+    /// Indexed by `DeviceID.rawValue`; removed devices leave nil. Mutated in place,
+    /// so that a frame never copies a device's buffers.
+    private var devices: ContiguousArray<Device?> = []
+    private var outbox: [EngineEvent] = []
+    private let logger: Logger
+
+    public init(settings: GestureSettings = GestureSettings(), logger: Logger = Logger(label: "popgestured.engine")) {
+        self.logger = logger
+        arbiter = PopArbiter(settings: settings, logger: logger)
+        outbox.reserveCapacity(16)
+    }
+
+    public var settings: GestureSettings {
+        get { arbiter.settings }
+        set { arbiter.settings = newValue }
+    }
+
+    /// The navigators' animation timeout and default layout.
+    public var transitionTimeout: Duration {
+        get { navigation.transitionTimeout }
+        set { navigation.transitionTimeout = newValue }
+    }
+
+    public var defaultLayout: LayoutDirection {
+        get { navigation.defaultLayout }
+        set { navigation.defaultLayout = newValue }
+    }
+
+    public var arbiterState: PopArbiter.State { arbiter.state }
+
+    // MARK: - Devices
+
+    /// Adds a device that sends protocol B or single-touch events (convert protocol A with mtdev first).
+    public mutating func addDevice(_ description: DeviceDescription, configuration: DeviceConfiguration = .init()) -> DeviceID {
+        let id = DeviceID(devices.count)
+        let kind = description.kind ?? .touchscreen
+        let transform = ScreenTransform(
+            device: description, rotation: kind == .touchscreen ? configuration.rotation : .none,
+            calibration: configuration.calibration)
+        let pan = configuration.pan ?? .defaults(for: kind)
+        let surface = PanSurface(widthMillimetres: transform.screenSize.width, isOnScreen: kind == .touchscreen)
+        var deviceLogger = logger
+        deviceLogger[metadataKey: "device"] = "\(id.rawValue)"
+        devices.append(Device(
+            description: description,
+            touches: TouchState(device: description),
+            pans: PanRecognizer(device: description, settings: pan, transform: transform, logger: deviceLogger),
+            surface: surface))
+        logger.debug("added \(id): \(description.name), \(kind.rawValue), \(pan.source.rawValue), \(transform.screenSize.width)×\(transform.screenSize.height) mm\(transform.sizeIsAssumed ? " (assumed)" : "")")
+        return id
+    }
+
+    /// Removes a device, cancelling its pan (unplug, `ENODEV`).
+    public mutating func removeDevice(_ id: DeviceID, at time: Timestamp) {
+        guard devices.indices.contains(id.rawValue), var device = devices[id.rawValue] else { return }
+        devices[id.rawValue] = nil
+        if let event = device.pans.deviceRemoved(at: time) {
+            apply(arbiter.handle(event, from: id, surface: device.surface, navigation: navigation), device: id, time: time)
+        }
+    }
+
+    public func screenTransform(of id: DeviceID) -> ScreenTransform? {
+        devices.indices.contains(id.rawValue) ? devices[id.rawValue]?.pans.transform : nil
+    }
+
+    // MARK: - Events
+
+    /// Feeds one event from a device. Work happens at `SYN_REPORT`.
+    public mutating func handle(_ event: InputEvent, from id: DeviceID) {
+        let index = id.rawValue
+        guard devices.indices.contains(index), devices[index] != nil else { return }
+        guard case .frame(let resynced) = devices[index]!.touches.handle(event),
+              let pan = devices[index]!.endFrame(resynced: resynced, at: event.time)
+        else { return }
+        let action = arbiter.handle(pan, from: id, surface: devices[index]!.surface, navigation: navigation)
+        apply(action, device: id, time: event.time)
+    }
+
+    // MARK: - Requests
+
+    /// Carries out a client's request. Throws, changing nothing, when it cannot be taken.
+    public mutating func perform(_ request: NavigationRequest, from client: ClientID, at time: Timestamp) throws(NavigationError) {
+        let effects: [NavigationEffect]
+        switch request {
+        case .create(let id, let pages, let layout, let bar):
+            effects = try navigation.create(id, owner: client, pages: pages, layout: layout, barFollowsTopPage: bar)
+        case .push(let id, let page, let animated):
+            effects = try navigation.push(page, onto: id, by: client, animated: animated, at: time)
+        case .pop(let id, let animated):
+            effects = try navigation.pop(id, by: client, animated: animated, at: time).effects
+        case .replace(let id, let pages, let animated):
+            effects = try navigation.replace(id, with: pages, by: client, animated: animated, at: time)
+        case .update(let id, let page):
+            effects = try navigation.update(page, on: id, by: client)
+        case .configure(let id, let layout, let bar):
+            try navigation.configure(id, by: client, layout: layout, barFollowsTopPage: bar)
+            effects = []
+        case .settle(let id):
+            try navigation.settle(id, by: client)
+            effects = []
+        case .front(let id):
+            try navigation.bringToFront(id, by: client)
+            effects = []
+        case .remove(let id):
+            try navigation.remove(id, by: client)
+            effects = []
+        }
+        abandonPopIfStackChanged(request.navigator, time: time)
+        emit(effects)
+    }
+
+    /// Forgets a client that went away, with its navigators.
+    public mutating func clientDisconnected(_ client: ClientID, at time: Timestamp) {
+        for id in navigation.removeAll(ownedBy: client) {
+            abandonPopIfStackChanged(id, time: time)
+        }
+    }
+
+    // MARK: - Output
+
+    /// Hands over, in order, everything produced since the last call.
+    public mutating func drainEvents(_ body: (EngineEvent) throws -> Void) rethrows {
+        defer { outbox.removeAll(keepingCapacity: true) }
+        for event in outbox { try body(event) }
+    }
+
+    public var hasEvents: Bool { !outbox.isEmpty }
+
+    // MARK: - Carrying out the arbiter's actions
+
+    private mutating func apply(_ action: PopArbiter.Action, device: DeviceID, time: Timestamp) {
+        switch action {
+        case .none:
+            return
+        case .rejected(let reason):
+            logger.debug("\(device): pan rejected, \(reason.rawValue)")
+            outbox.append(.rejected(reason, device: device, time: time))
+        case .began(let target, let progress):
+            outbox.append(.popBegan(target, progress: progress, time: time))
+        case .progress(let target, let progress):
+            outbox.append(.popProgress(target, progress: progress, time: time))
+        case .commit(let target, let reason):
+            guard let done = navigation.commitBack(target.navigator, expectedTop: target.page, at: time) else {
+                // The stack changed in a way the arbiter did not see: never pop the wrong page.
+                outbox.append(.popCancelled(target, reason: .stackChanged, time: time))
+                return
+            }
+            outbox.append(.popFinished(target, reason: reason, time: time))
+            outbox.append(.back(navigator: target.navigator, owner: target.owner,
+                                popped: done.popped.id, top: done.top.id, time: time))
+            emit(done.effects)
+        case .cancelled(let target, let reason):
+            outbox.append(.popCancelled(target, reason: reason, time: time))
+            emit(navigation.barAfterCancel(target.navigator))
+        }
+    }
+
+    private mutating func abandonPopIfStackChanged(_ navigator: String, time: Timestamp) {
+        let top = navigation.navigators[navigator]?.top.id
+        let action = arbiter.abandon(navigator: navigator, keepingTop: top)
+        if case .cancelled(let target, let reason) = action {
+            outbox.append(.popCancelled(target, reason: reason, time: time))
+            emit(navigation.barAfterCancel(target.navigator))
+        }
+    }
+
+    private mutating func emit(_ effects: [NavigationEffect]) {
+        for effect in effects {
+            switch effect {
+            case .barVisibility(let navigator, let owner, let page, let hidden):
+                outbox.append(.bar(navigator: navigator, owner: owner, page: page, hidden: hidden))
+            }
+        }
+    }
+}

@@ -1,0 +1,218 @@
+/// An error in a navigation request, with a stable machine-readable code.
+public struct NavigationError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public static let unknownNavigator = Code(rawValue: "unknown-navigator")
+        public static let navigatorExists = Code(rawValue: "navigator-exists")
+        public static let notOwner = Code(rawValue: "not-owner")
+        public static let duplicatePage = Code(rawValue: "duplicate-page")
+        public static let unknownPage = Code(rawValue: "unknown-page")
+        public static let emptyStack = Code(rawValue: "empty-stack")
+        public static let cannotPopRoot = Code(rawValue: "cannot-pop-root")
+        public static let invalidValue = Code(rawValue: "invalid-value")
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// What a navigation change asks the daemon to tell the navigator's owner.
+public enum NavigationEffect: Sendable, Hashable {
+    /// The page on top changed (or a pop was cancelled) and the navigator follows
+    /// its top page's bar preference.
+    case barVisibility(navigator: String, owner: ClientID, page: String, hidden: Bool)
+}
+
+/// Every client's navigators, and which one is in front.
+///
+/// The daemon's copy of each stack follows the client's requests, and pops on its
+/// own when a back gesture commits. Methods throw `NavigationError` and change
+/// nothing when a request cannot be taken.
+public struct NavigationState: Sendable {
+    /// UIKit's push animation lasts about 0.35 s. A client that never says it
+    /// settled blocks the back gesture for at most this long. Default 1 s.
+    public var transitionTimeout: Duration = .seconds(1)
+    /// The layout of navigators that do not choose one. Default left to right.
+    public var defaultLayout: LayoutDirection = .leftToRight
+
+    public private(set) var navigators: [String: Navigator] = [:]
+    /// Most recently brought to front last; the last one is in front.
+    public private(set) var frontOrder: [String] = []
+
+    public init() {}
+
+    /// The navigator in front, which gets the back gesture.
+    public var front: Navigator? { frontOrder.last.flatMap { navigators[$0] } }
+
+    public func layout(of navigator: Navigator) -> LayoutDirection { navigator.layout ?? defaultLayout }
+
+    // MARK: - Requests
+
+    /// Creates a navigator with its root page(s); it comes to the front, as a new window would.
+    public mutating func create(
+        _ id: String, owner: ClientID, pages: [Page], layout: LayoutDirection? = nil,
+        barFollowsTopPage: Bool = true
+    ) throws(NavigationError) -> [NavigationEffect] {
+        guard navigators[id] == nil else {
+            throw NavigationError(.navigatorExists, "navigator \"\(id)\" already exists")
+        }
+        try Self.validate(pages)
+        navigators[id] = Navigator(
+            id: id, owner: owner, pages: pages, layout: layout, barFollowsTopPage: barFollowsTopPage,
+            transitioningUntil: nil)
+        frontOrder.append(id)
+        return barEffect(id)
+    }
+
+    /// Pushes a page. A page id already on the stack is refused, as UIKit ignores
+    /// pushing a controller that is already there.
+    public mutating func push(
+        _ page: Page, onto id: String, by client: ClientID, animated: Bool = false, at time: Timestamp
+    ) throws(NavigationError) -> [NavigationEffect] {
+        var nav = try owned(id, by: client)
+        try Self.validate([page])
+        if nav.pages.contains(where: { $0.id == page.id }) {
+            throw NavigationError(.duplicatePage, "page \"\(page.id)\" is already on navigator \"\(id)\"")
+        }
+        nav.pages.append(page)
+        nav.transitioningUntil = animated ? time + transitionTimeout : nil
+        navigators[id] = nav
+        return barEffect(id)
+    }
+
+    /// Pops the top page, as the client's own back button would.
+    @discardableResult
+    public mutating func pop(
+        _ id: String, by client: ClientID, animated: Bool = false, at time: Timestamp
+    ) throws(NavigationError) -> (popped: Page, effects: [NavigationEffect]) {
+        var nav = try owned(id, by: client)
+        guard nav.depth > 1 else {
+            throw NavigationError(.cannotPopRoot, "navigator \"\(id)\" has only its root page")
+        }
+        let popped = nav.pages.removeLast()
+        nav.transitioningUntil = animated ? time + transitionTimeout : nil
+        navigators[id] = nav
+        return (popped, barEffect(id))
+    }
+
+    /// Replaces the whole stack (UIKit's `setViewControllers:animated:`).
+    public mutating func replace(
+        _ id: String, with pages: [Page], by client: ClientID, animated: Bool = false, at time: Timestamp
+    ) throws(NavigationError) -> [NavigationEffect] {
+        var nav = try owned(id, by: client)
+        try Self.validate(pages)
+        nav.pages = pages
+        nav.transitioningUntil = animated ? time + transitionTimeout : nil
+        navigators[id] = nav
+        return barEffect(id)
+    }
+
+    /// Changes the properties of a page already on the stack.
+    public mutating func update(
+        _ page: Page, on id: String, by client: ClientID
+    ) throws(NavigationError) -> [NavigationEffect] {
+        var nav = try owned(id, by: client)
+        try Self.validate([page])
+        guard let index = nav.pages.firstIndex(where: { $0.id == page.id }) else {
+            throw NavigationError(.unknownPage, "page \"\(page.id)\" is not on navigator \"\(id)\"")
+        }
+        let barChanged = nav.pages[index].prefersBarHidden != page.prefersBarHidden
+        nav.pages[index] = page
+        navigators[id] = nav
+        return index == nav.pages.count - 1 && barChanged ? barEffect(id) : []
+    }
+
+    /// Changes the navigator's own settings.
+    public mutating func configure(
+        _ id: String, by client: ClientID, layout: LayoutDirection?, barFollowsTopPage: Bool
+    ) throws(NavigationError) {
+        var nav = try owned(id, by: client)
+        nav.layout = layout
+        nav.barFollowsTopPage = barFollowsTopPage
+        navigators[id] = nav
+    }
+
+    /// The client's animation finished: the back gesture may begin again.
+    public mutating func settle(_ id: String, by client: ClientID) throws(NavigationError) {
+        var nav = try owned(id, by: client)
+        nav.transitioningUntil = nil
+        navigators[id] = nav
+    }
+
+    /// Makes the navigator the one that gets the back gesture.
+    public mutating func bringToFront(_ id: String, by client: ClientID) throws(NavigationError) {
+        _ = try owned(id, by: client)
+        frontOrder.removeAll { $0 == id }
+        frontOrder.append(id)
+    }
+
+    /// Removes one navigator.
+    public mutating func remove(_ id: String, by client: ClientID) throws(NavigationError) {
+        _ = try owned(id, by: client)
+        navigators[id] = nil
+        frontOrder.removeAll { $0 == id }
+    }
+
+    /// Removes everything a client owned, when it disconnects. Returns the removed ids.
+    @discardableResult
+    public mutating func removeAll(ownedBy client: ClientID) -> [String] {
+        let gone = navigators.values.filter { $0.owner == client }.map(\.id).sorted()
+        for id in gone { navigators[id] = nil }
+        frontOrder.removeAll { gone.contains($0) }
+        return gone
+    }
+
+    // MARK: - The back gesture
+
+    /// Pops the top page for a committed back gesture, if it is still `expectedTop`.
+    /// The navigator stays transitioning while the client animates the rest of the pop.
+    mutating func commitBack(
+        _ id: String, expectedTop: String, at time: Timestamp
+    ) -> (popped: Page, top: Page, effects: [NavigationEffect])? {
+        guard var nav = navigators[id], nav.depth > 1, nav.top.id == expectedTop else { return nil }
+        let popped = nav.pages.removeLast()
+        nav.transitioningUntil = time + transitionTimeout
+        navigators[id] = nav
+        return (popped, nav.top, barEffect(id))
+    }
+
+    /// The bar visibility to restore after a cancelled pop.
+    func barAfterCancel(_ id: String) -> [NavigationEffect] { barEffect(id) }
+
+    // MARK: - Helpers
+
+    private func owned(_ id: String, by client: ClientID) throws(NavigationError) -> Navigator {
+        guard let nav = navigators[id] else {
+            throw NavigationError(.unknownNavigator, "no navigator \"\(id)\"")
+        }
+        guard nav.owner == client else {
+            throw NavigationError(.notOwner, "navigator \"\(id)\" belongs to another client")
+        }
+        return nav
+    }
+
+    private static func validate(_ pages: [Page]) throws(NavigationError) {
+        guard !pages.isEmpty else { throw NavigationError(.emptyStack, "a stack needs at least one page") }
+        var seen = Set<String>()
+        for page in pages where !seen.insert(page.id).inserted {
+            throw NavigationError(.duplicatePage, "page \"\(page.id)\" appears twice")
+        }
+        for page in pages where page.maxStartDistanceMillimetres < 0 || !page.maxStartDistanceMillimetres.isFinite {
+            throw NavigationError(.invalidValue, "page \"\(page.id)\": the start distance must be 0 or more")
+        }
+    }
+
+    private func barEffect(_ id: String) -> [NavigationEffect] {
+        guard let nav = navigators[id], nav.barFollowsTopPage else { return [] }
+        return [.barVisibility(navigator: id, owner: nav.owner, page: nav.top.id, hidden: nav.top.prefersBarHidden)]
+    }
+}

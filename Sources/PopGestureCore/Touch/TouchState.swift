@@ -1,0 +1,223 @@
+/// One contact as the device last reported it, in device units.
+public struct Contact: Sendable, Equatable {
+    /// Where the contact is in its life, as of the frame just completed.
+    public enum Phase: Sendable, Equatable {
+        /// No finger in this slot.
+        case inactive
+        /// The finger landed in this frame.
+        case began
+        /// The finger was down before this frame and still is.
+        case down
+        /// The finger lifted in this frame.
+        case ended
+        /// The contact vanished in a resync after `SYN_DROPPED`: its end was never seen,
+        /// so it must not count as a release.
+        case cancelled
+    }
+
+    public internal(set) var phase: Phase = .inactive
+    /// The kernel's tracking id, or one made up for single-touch devices.
+    public internal(set) var trackingID: Int32 = -1
+    public internal(set) var x: Int32 = 0
+    public internal(set) var y: Int32 = 0
+    /// `ABS_MT_TOOL_TYPE`; `MTTool.palm` marks a palm.
+    public internal(set) var toolType: Int32 = MTTool.finger
+    /// `ABS_MT_TOUCH_MAJOR` in device units, 0 when not reported.
+    public internal(set) var touchMajor: Int32 = 0
+    /// Moved in this frame.
+    public internal(set) var moved = false
+
+    /// Down after this frame (began or stayed).
+    public var isDown: Bool { phase == .began || phase == .down }
+    public var isPalm: Bool { toolType == MTTool.palm }
+}
+
+/// What one event did to the touch state.
+public enum TouchStateResult: Sendable, Equatable {
+    /// The event was absorbed; the frame is not complete yet.
+    case pending
+    /// `SYN_REPORT` completed a frame: read `contacts`, then call `endFrame()`.
+    /// `resynced` is true when the frame is libevdev's resync after `SYN_DROPPED`.
+    case frame(resynced: Bool)
+}
+
+/// Touch state of one device, fed one evdev event at a time: protocol B slots, or
+/// `ABS_X`/`ABS_Y` with `BTN_TOUCH` for single-touch devices. Protocol A must be
+/// converted to slots first (mtdev does this in the input layer).
+///
+/// **`SYN_DROPPED`.** When the kernel drops events, a reader using libevdev with
+/// `LIBEVDEV_READ_FLAG_SYNC` receives `SYN_DROPPED` followed by the events that bring
+/// the device state up to date, ending with `SYN_REPORT`. This type takes that
+/// sequence as a snapshot: slots whose tracking id ended become `.cancelled`
+/// (never `.ended`, since no release was seen), new ids become `.began`, and the
+/// frame reports `resynced: true` so the pan layer can drop what it was doing.
+/// A raw kernel stream that carries `SYN_DROPPED` without a libevdev resync
+/// behaves the same: at worst a touch is cancelled, never stuck.
+public struct TouchState: Sendable {
+    public let touchProtocol: TouchProtocol
+    /// Indexed by slot. Its size is fixed at creation, so frames never allocate.
+    public private(set) var contacts: ContiguousArray<Contact>
+    /// Fingers the device says are down through `BTN_TOOL_*`, which can exceed the
+    /// slot count on touchpads that track fewer slots than fingers. 0 when unknown.
+    public private(set) var toolFingerCount = 0
+
+    private var currentSlot = 0
+    private var resyncing = false
+    private var nextSyntheticTrackingID: Int32 = 0
+    /// Events for slots beyond the declared count, which some firmware sends.
+    public private(set) var ignoredSlotEvents = 0
+
+    public init(device: DeviceDescription) {
+        touchProtocol = device.touchProtocol
+        contacts = ContiguousArray(repeating: Contact(), count: max(1, device.slotCount))
+        currentSlot = Int(device.axes[ABS.mtSlot]?.minimum ?? 0)
+    }
+
+    /// Feeds one event. Returns `.frame` on `SYN_REPORT`.
+    public mutating func handle(_ event: InputEvent) -> TouchStateResult {
+        switch event.type {
+        case EV.syn:
+            switch event.code {
+            case SYN.report:
+                return .frame(resynced: completeFrame())
+            case SYN.dropped:
+                resyncing = true
+            default:
+                break
+            }
+        case EV.abs:
+            if touchProtocol == .singleTouch {
+                handleSingleTouchAxis(event.code, event.value)
+            } else {
+                handleSlotAxis(event.code, event.value)
+            }
+        case EV.key:
+            handleKey(event.code, event.value)
+        default:
+            break  // MSC_TIMESTAMP, MSC_SCAN and friends carry nothing we use.
+        }
+        return .pending
+    }
+
+    /// Call once the frame reported by `handle` has been read: finished contacts
+    /// leave, new ones settle to `.down`.
+    public mutating func endFrame() {
+        for i in contacts.indices {
+            contacts[i].moved = false
+            switch contacts[i].phase {
+            case .began: contacts[i].phase = .down
+            case .ended, .cancelled:
+                contacts[i].phase = .inactive
+                contacts[i].toolType = MTTool.finger
+                contacts[i].touchMajor = 0
+            case .inactive, .down: break
+            }
+        }
+    }
+
+    /// Ends every contact as cancelled, for a device that went away mid-touch.
+    public mutating func cancelAll() {
+        for i in contacts.indices where contacts[i].isDown {
+            contacts[i].phase = .cancelled
+        }
+        toolFingerCount = 0
+    }
+
+    /// Number of contacts down after this frame, palms excluded.
+    public var fingerCount: Int {
+        var n = 0
+        for c in contacts where c.isDown && !c.isPalm { n += 1 }
+        return n
+    }
+
+    // MARK: - Protocol B
+
+    private mutating func handleSlotAxis(_ code: UInt16, _ value: Int32) {
+        if code == ABS.mtSlot {
+            currentSlot = Int(value)
+            return
+        }
+        guard contacts.indices.contains(currentSlot) else {
+            ignoredSlotEvents &+= 1
+            return
+        }
+        switch code {
+        case ABS.mtTrackingID:
+            setTrackingID(value, slot: currentSlot)
+        case ABS.mtPositionX:
+            if contacts[currentSlot].x != value { contacts[currentSlot].x = value; contacts[currentSlot].moved = true }
+        case ABS.mtPositionY:
+            if contacts[currentSlot].y != value { contacts[currentSlot].y = value; contacts[currentSlot].moved = true }
+        case ABS.mtToolType:
+            contacts[currentSlot].toolType = value
+        case ABS.mtTouchMajor:
+            contacts[currentSlot].touchMajor = value
+        default:
+            break
+        }
+    }
+
+    private mutating func setTrackingID(_ id: Int32, slot: Int) {
+        let endPhase: Contact.Phase = resyncing ? .cancelled : .ended
+        if id < 0 {
+            if contacts[slot].isDown { contacts[slot].phase = endPhase }
+            return
+        }
+        if contacts[slot].isDown && contacts[slot].trackingID == id { return }
+        // A new id in a slot that was still down replaces its finger; the pan layer
+        // notices the changed tracking id and treats the old finger as gone.
+        contacts[slot].phase = .began
+        contacts[slot].trackingID = id
+        contacts[slot].toolType = MTTool.finger
+    }
+
+    // MARK: - Single touch
+
+    private mutating func handleSingleTouchAxis(_ code: UInt16, _ value: Int32) {
+        switch code {
+        case ABS.x:
+            if contacts[0].x != value { contacts[0].x = value; contacts[0].moved = true }
+        case ABS.y:
+            if contacts[0].y != value { contacts[0].y = value; contacts[0].moved = true }
+        default:
+            break
+        }
+    }
+
+    private mutating func handleKey(_ code: UInt16, _ value: Int32) {
+        switch code {
+        case BTN.touch where touchProtocol == .singleTouch:
+            if value != 0 && !contacts[0].isDown {
+                contacts[0].phase = .began
+                contacts[0].trackingID = nextSyntheticTrackingID
+                nextSyntheticTrackingID &+= 1
+            } else if value == 0 && contacts[0].isDown {
+                contacts[0].phase = resyncing ? .cancelled : .ended
+            }
+        case BTN.toolFinger: setToolFingers(1, value)
+        case BTN.toolDoubleTap: setToolFingers(2, value)
+        case BTN.toolTripleTap: setToolFingers(3, value)
+        case BTN.toolQuadTap: setToolFingers(4, value)
+        case BTN.toolQuintTap: setToolFingers(5, value)
+        default:
+            break
+        }
+    }
+
+    private mutating func setToolFingers(_ count: Int, _ value: Int32) {
+        if value != 0 {
+            toolFingerCount = count
+        } else if toolFingerCount == count {
+            toolFingerCount = 0
+        }
+    }
+
+    // MARK: - Frames
+
+    /// Returns whether this frame was a resync.
+    private mutating func completeFrame() -> Bool {
+        let wasResync = resyncing
+        resyncing = false
+        return wasResync
+    }
+}

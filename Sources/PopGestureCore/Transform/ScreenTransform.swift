@@ -1,0 +1,121 @@
+/// How far the screen is turned clockwise from the touch device's native orientation.
+public enum Rotation: Int, Sendable, Hashable, CaseIterable {
+    case none = 0
+    case clockwise90 = 90
+    case upsideDown = 180
+    case clockwise270 = 270
+
+    public init?(degrees: Int) { self.init(rawValue: ((degrees % 360) + 360) % 360) }
+}
+
+/// libinput's `LIBINPUT_CALIBRATION_MATRIX`: the first two rows of a 3×3 matrix applied
+/// to coordinates normalised to 0…1, so `x' = a·x + b·y + c`, `y' = d·x + e·y + f`.
+public struct CalibrationMatrix: Hashable, Sendable {
+    public var a, b, c, d, e, f: Double
+
+    public init(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double) {
+        (self.a, self.b, self.c, self.d, self.e, self.f) = (a, b, c, d, e, f)
+    }
+
+    public static let identity = CalibrationMatrix(1, 0, 0, 0, 1, 0)
+
+    /// Parses the udev property's text: six numbers separated by spaces.
+    public init?(udevProperty text: String) {
+        let numbers = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) }
+        guard numbers.count == 6 else { return nil }
+        self.init(numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5])
+    }
+
+    @inline(__always)
+    func apply(_ x: Double, _ y: Double) -> (Double, Double) {
+        (a * x + b * y + c, d * x + e * y + f)
+    }
+}
+
+/// A position on the screen as the user sees it: `x` grows to the right and `y` down,
+/// both as a fraction of the screen (0…1, may stray slightly outside for edge touches),
+/// plus the same point in millimetres from the top-left corner.
+public struct ScreenPoint: Hashable, Sendable {
+    public var x: Double
+    public var y: Double
+    public var xMillimetres: Double
+    public var yMillimetres: Double
+
+    public init(x: Double, y: Double, xMillimetres: Double, yMillimetres: Double) {
+        self.x = x
+        self.y = y
+        self.xMillimetres = xMillimetres
+        self.yMillimetres = yMillimetres
+    }
+}
+
+/// Maps device units to screen fractions and millimetres: normalise each axis to its
+/// range, apply the calibration matrix, then the rotation.
+///
+/// **Millimetres.** Each axis uses its `resolution` (units per mm). When an axis
+/// reports 0, as many touchscreens do (the Atmel maXTouch in the recordings), the
+/// size comes from `DeviceDescription.reportedSize` (udev's `ID_INPUT_WIDTH_MM` and
+/// `ID_INPUT_HEIGHT_MM`), else from ``fallbackSize``: a 10.1-inch 16:10 tablet,
+/// 217 × 136 mm, with the longer side on the axis with the larger range.
+public struct ScreenTransform: Sendable, Hashable {
+    /// The size assumed when neither the axes nor udev give one: 217 × 136 mm,
+    /// the common 10.1-inch 16:10 tablet panel.
+    public static let fallbackSize = PhysicalSize(width: 217, height: 136)
+
+    public let rotation: Rotation
+    public let calibration: CalibrationMatrix
+    /// The device's own size, in its native orientation.
+    public let deviceSize: PhysicalSize
+    /// True when `deviceSize` is a guess (no resolution, no udev size).
+    public let sizeIsAssumed: Bool
+
+    private let minX, minY, spanX, spanY: Double
+
+    public init(device: DeviceDescription, rotation: Rotation = .none, calibration: CalibrationMatrix = .identity) {
+        let axes = device.positionAxes ?? (AbsoluteAxis(minimum: 0, maximum: 1), AbsoluteAxis(minimum: 0, maximum: 1))
+        self.rotation = rotation
+        self.calibration = calibration
+        minX = Double(axes.x.minimum)
+        minY = Double(axes.y.minimum)
+        spanX = Double(max(1, axes.x.span))
+        spanY = Double(max(1, axes.y.span))
+
+        if axes.x.resolution > 0 && axes.y.resolution > 0 {
+            deviceSize = PhysicalSize(width: spanX / Double(axes.x.resolution), height: spanY / Double(axes.y.resolution))
+            sizeIsAssumed = false
+        } else if let reported = device.reportedSize, reported.width > 0, reported.height > 0 {
+            deviceSize = reported
+            sizeIsAssumed = false
+        } else {
+            let long = Self.fallbackSize.width, short = Self.fallbackSize.height
+            deviceSize = spanY > spanX ? PhysicalSize(width: short, height: long) : PhysicalSize(width: long, height: short)
+            sizeIsAssumed = true
+        }
+    }
+
+    /// The screen's size as the user sees it, after rotation.
+    public var screenSize: PhysicalSize {
+        switch rotation {
+        case .none, .upsideDown: return deviceSize
+        case .clockwise90, .clockwise270: return PhysicalSize(width: deviceSize.height, height: deviceSize.width)
+        }
+    }
+
+    /// Maps a device position to the screen.
+    @inline(__always)
+    public func screenPoint(x rawX: Int32, y rawY: Int32) -> ScreenPoint {
+        let nx = (Double(rawX) - minX) / spanX
+        let ny = (Double(rawY) - minY) / spanY
+        let (cx, cy) = calibration.apply(nx, ny)
+        let sx, sy: Double
+        switch rotation {
+        case .none: (sx, sy) = (cx, cy)
+        case .clockwise90: (sx, sy) = (1 - cy, cx)
+        case .upsideDown: (sx, sy) = (1 - cx, 1 - cy)
+        case .clockwise270: (sx, sy) = (cy, 1 - cx)
+        }
+        let size = screenSize
+        return ScreenPoint(x: sx, y: sy, xMillimetres: sx * size.width, yMillimetres: sy * size.height)
+    }
+
+}
