@@ -12,6 +12,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
     ],
     targets: [
         // System libraries: a module map and a one-line header each, nothing else.
@@ -35,10 +36,15 @@ let package = Package(
             name: "PopGestureInput",
             dependencies: ["PopGestureCore", "CEvdev", "CMtdev"]),
 
+        // Pure-Swift readers for evemu and `libinput record` recordings.
+        .target(
+            name: "PopGestureRecording",
+            dependencies: ["PopGestureCore", .product(name: "Yams", package: "Yams")]),
+
         .executableTarget(
             name: "popgestured",
             dependencies: [
-                "PopGestureCore", "PopGestureInput",
+                "PopGestureCore", "PopGestureInput", "PopGestureRecording",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -47,6 +53,9 @@ let package = Package(
         .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore"]),
         .testTarget(
             name: "ReplayTests",
-            dependencies: ["PopGestureCore", "PopGestureInput"]),
+            dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureRecording", "popgestured"]),
+        .testTarget(
+            name: "PopGestureRecordingTests",
+            dependencies: ["PopGestureRecording", "PopGestureCore"]),
     ]
 )

@@ -1,0 +1,195 @@
+/// Writes the evdev events a real device would send for a scripted gesture, so that
+/// tests and the demo read like the gesture they describe:
+///
+/// ```swift
+/// var script = TouchScript(device: atmel)
+/// script.down(at: 0.02, 0.5)                  // 2 % of the width, half-way down
+/// script.move(byMillimetres: 40, 0, over: .milliseconds(120))
+/// script.up()
+/// ```
+///
+/// Positions are in screen fractions and millimetres as the user sees them, after
+/// `rotation`; the script maps them back to device units. Each device's own
+/// protocol is written: slots (B), `SYN_MT_REPORT` (A) or `ABS_X`/`BTN_TOUCH`.
+public struct TouchScript: Sendable {
+    public let device: DeviceDescription
+    public let rotation: Rotation
+    /// Time between frames while moving. Default 10 ms (a 100 Hz touchscreen).
+    public var frameInterval: Duration
+    public private(set) var events: [InputEvent] = []
+    public private(set) var time: Timestamp
+
+    struct Finger: Sendable {
+        var slot: Int
+        var trackingID: Int32
+        var x: Double  // screen fractions
+        var y: Double
+        var palm: Bool
+    }
+
+    private var fingers: [Int: Finger] = [:]
+    private var nextTrackingID: Int32 = 100
+    private let transform: ScreenTransform
+    private let axes: (x: AbsoluteAxis, y: AbsoluteAxis)
+
+    public init(
+        device: DeviceDescription, rotation: Rotation = .none,
+        start: Timestamp = Timestamp(seconds: 1000, microseconds: 0), frameInterval: Duration = .milliseconds(10)
+    ) {
+        self.device = device
+        self.rotation = rotation
+        self.time = start
+        self.frameInterval = frameInterval
+        transform = ScreenTransform(device: device, rotation: rotation)
+        axes = device.positionAxes ?? (AbsoluteAxis(minimum: 0, maximum: 1000), AbsoluteAxis(minimum: 0, maximum: 1000))
+    }
+
+    /// The screen's size in millimetres, as the engine will see it.
+    public var screenSize: PhysicalSize { transform.screenSize }
+
+    /// Puts finger `finger` down at a screen position given as fractions of the width and height.
+    public mutating func down(_ finger: Int = 0, at x: Double, _ y: Double, palm: Bool = false) {
+        let used = Set(fingers.values.map(\.slot))
+        let slot = (0..<max(1, device.slotCount)).first { !used.contains($0) } ?? 0
+        fingers[finger] = Finger(slot: slot, trackingID: nextTrackingID, x: x, y: y, palm: palm)
+        nextTrackingID += 1
+        frame(changed: [finger], began: [finger])
+    }
+
+    /// Moves fingers by millimetres on the screen in equal steps, one frame per `frameInterval`.
+    public mutating func move(_ finger: Int = 0, byMillimetres dx: Double, _ dy: Double, over duration: Duration) {
+        move([finger], byMillimetres: dx, dy, over: duration)
+    }
+
+    /// Moves several fingers together.
+    public mutating func move(_ moving: [Int], byMillimetres dx: Double, _ dy: Double, over duration: Duration) {
+        let steps = max(1, Int(duration.microsecondsRounded / max(1, frameInterval.microsecondsRounded)))
+        let size = screenSize
+        for _ in 0..<steps {
+            time = time + frameInterval
+            for f in moving {
+                fingers[f]?.x += dx / size.width / Double(steps)
+                fingers[f]?.y += dy / size.height / Double(steps)
+            }
+            frame(changed: moving)
+        }
+    }
+
+    /// Turns a finger into a palm (`MT_TOOL_PALM`) where it is.
+    public mutating func becomePalm(_ finger: Int = 0) {
+        fingers[finger]?.palm = true
+        time = time + frameInterval
+        frame(changed: [finger])
+    }
+
+    /// Lifts a finger, one frame later.
+    public mutating func up(_ finger: Int = 0) {
+        time = time + frameInterval
+        frame(changed: [finger], ended: [finger])
+        fingers[finger] = nil
+    }
+
+    /// Lets time pass with nothing sent, as a resting finger does.
+    public mutating func rest(_ duration: Duration) {
+        time = time + duration
+    }
+
+    /// Writes `SYN_DROPPED` and then the resync libevdev would give: every finger
+    /// listed in `lost` is gone and the others are where they are now.
+    public mutating func dropEvents(lost: [Int]) {
+        time = time + frameInterval
+        emit(EV.syn, SYN.dropped, 0)
+        frame(changed: lost, ended: lost, report: true)
+        for f in lost { fingers[f] = nil }
+    }
+
+    // MARK: - Writing frames
+
+    private mutating func frame(changed: [Int], began: [Int] = [], ended: [Int] = [], report: Bool = true) {
+        switch device.touchProtocol {
+        case .slots: slotFrame(changed: changed, began: began, ended: ended)
+        case .anonymousContacts: anonymousFrame(began: began, ended: ended)
+        case .singleTouch: singleTouchFrame(began: began, ended: ended)
+        }
+        if report { emit(EV.syn, SYN.report, 0) }
+    }
+
+    private mutating func slotFrame(changed: [Int], began: [Int], ended: [Int]) {
+        for f in changed.sorted() {
+            guard let finger = fingers[f] else { continue }
+            emit(EV.abs, ABS.mtSlot, Int32(finger.slot))
+            if ended.contains(f) {
+                emit(EV.abs, ABS.mtTrackingID, -1)
+                continue
+            }
+            if began.contains(f) { emit(EV.abs, ABS.mtTrackingID, finger.trackingID) }
+            let (x, y) = deviceUnits(finger)
+            emit(EV.abs, ABS.mtPositionX, x)
+            emit(EV.abs, ABS.mtPositionY, y)
+            touchSize()
+            if device.has(axis: ABS.mtToolType) || finger.palm {
+                emit(EV.abs, ABS.mtToolType, finger.palm ? MTTool.palm : MTTool.finger)
+            }
+        }
+        legacyPointer(began: began, ended: ended)
+    }
+
+    private mutating func anonymousFrame(began: [Int], ended: [Int]) {
+        for f in fingers.keys.sorted() where !ended.contains(f) {
+            guard let finger = fingers[f] else { continue }
+            let (x, y) = deviceUnits(finger)
+            emit(EV.abs, ABS.mtPositionX, x)
+            emit(EV.abs, ABS.mtPositionY, y)
+            touchSize()
+            emit(EV.syn, SYN.mtReport, 0)
+        }
+        if fingers.count == ended.count { emit(EV.syn, SYN.mtReport, 0) }
+        legacyPointer(began: began, ended: ended)
+    }
+
+    private mutating func singleTouchFrame(began: [Int], ended: [Int]) {
+        legacyPointer(began: began, ended: ended)
+    }
+
+    /// `ABS_X`/`ABS_Y` follow the first finger and `BTN_TOUCH` says whether any is down,
+    /// as the kernel's `input_mt_report_pointer_emulation` does.
+    private mutating func legacyPointer(began: [Int], ended: [Int]) {
+        let remaining = fingers.keys.filter { !ended.contains($0) }.sorted()
+        if let first = remaining.first, let finger = fingers[first] {
+            let (x, y) = deviceUnits(finger)
+            emit(EV.abs, ABS.x, x)
+            emit(EV.abs, ABS.y, y)
+        }
+        if remaining.count == began.count && !began.isEmpty { emit(EV.key, BTN.touch, 1) }
+        if remaining.isEmpty { emit(EV.key, BTN.touch, 0) }
+    }
+
+    /// A fingertip's contact, about 8 mm across, on devices that report touch size
+    /// (mtdev takes a contact with a major axis of 0 on such devices as lifted).
+    private mutating func touchSize() {
+        for code in [ABS.mtTouchMajor, ABS.mtTouchMinor] {
+            guard let axis = device.axes[code] else { continue }
+            let units = axis.resolution > 0 ? 8 * axis.resolution : max(1, axis.span / 30)
+            emit(EV.abs, code, min(axis.maximum, axis.minimum + units))
+        }
+    }
+
+    private func deviceUnits(_ finger: Finger) -> (Int32, Int32) {
+        let (nx, ny): (Double, Double)
+        switch rotation {
+        case .none: (nx, ny) = (finger.x, finger.y)
+        case .clockwise90: (nx, ny) = (finger.y, 1 - finger.x)
+        case .upsideDown: (nx, ny) = (1 - finger.x, 1 - finger.y)
+        case .clockwise270: (nx, ny) = (1 - finger.y, finger.x)
+        }
+        func units(_ n: Double, _ axis: AbsoluteAxis) -> Int32 {
+            let v = Double(axis.minimum) + n * Double(axis.span)
+            return Int32(min(Double(axis.maximum), max(Double(axis.minimum), v.rounded())))
+        }
+        return (units(nx, axes.x), units(ny, axes.y))
+    }
+
+    private mutating func emit(_ type: UInt16, _ code: UInt16, _ value: Int32) {
+        events.append(InputEvent(time: time, type: type, code: code, value: value))
+    }
+}

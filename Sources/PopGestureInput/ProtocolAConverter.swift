@@ -1,0 +1,59 @@
+import CMtdev
+import PopGestureCore
+
+/// Turns multitouch protocol A (anonymous contacts separated by `SYN_MT_REPORT`) into
+/// protocol B slots, with mtdev's plumbing API. It needs no fd, so live devices and
+/// recordings share it.
+///
+/// mtdev buffers a whole frame: events come out only once their `SYN_REPORT` went in.
+public final class ProtocolAConverter {
+    private let handle: UnsafeMutablePointer<mtdev>
+
+    /// The description of the converted stream: the same device with slots.
+    public let convertedDescription: DeviceDescription
+
+    public init(device: DeviceDescription) throws(InputError) {
+        guard let handle = mtdev_new() else { throw InputError(.outOfMemory, "mtdev_new failed") }
+        guard mtdev_init(handle) == 0 else {
+            mtdev_delete(handle)
+            throw InputError(.converterSetup, "mtdev_init failed for \(device.name)")
+        }
+        self.handle = handle
+        var converted = device
+        for (code, axis) in device.axes where code > ABS.mtSlot && code <= ABS.max {
+            let c = Int32(code)
+            mtdev_set_mt_event(handle, c, 1)
+            mtdev_set_abs_minimum(handle, c, axis.minimum)
+            mtdev_set_abs_maximum(handle, c, axis.maximum)
+            mtdev_set_abs_fuzz(handle, c, axis.fuzz)
+            mtdev_set_abs_resolution(handle, c, axis.resolution)
+        }
+        // mtdev_configure would read these from the fd; the plumbing API leaves them to us.
+        handle.pointee.caps.has_mtdata = 1
+        handle.pointee.caps.has_slot = 0
+        handle.pointee.caps.slot.minimum = 0
+        handle.pointee.caps.slot.maximum = Int32(device.slotCount - 1)
+        converted.axes[ABS.mtSlot] = AbsoluteAxis(minimum: 0, maximum: Int32(device.slotCount - 1))
+        converted.axes[ABS.mtTrackingID] = AbsoluteAxis(minimum: 0, maximum: 65535)
+        convertedDescription = converted
+    }
+
+    deinit { mtdev_delete(handle) }
+
+    /// Feeds one protocol A event; `emit` receives the protocol B events it completes.
+    public func convert(_ event: InputEvent, _ emit: (InputEvent) -> Void) {
+        var raw = input_event()
+        raw.time.tv_sec = Int(event.time.microseconds / 1_000_000)
+        raw.time.tv_usec = Int(event.time.microseconds % 1_000_000)
+        raw.type = event.type
+        raw.code = event.code
+        raw.value = event.value
+        mtdev_put_event(handle, &raw)
+        while mtdev_empty(handle) == 0 {
+            mtdev_get_event(handle, &raw)
+            emit(InputEvent(
+                time: Timestamp(seconds: Int64(raw.time.tv_sec), microseconds: Int64(raw.time.tv_usec)),
+                type: raw.type, code: raw.code, value: raw.value))
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import PopGestureCore
+import PopGestureInput
+
+/// A client with one navigator in front, one device, and a scripted gesture:
+/// the scenario tests read like the gesture they describe.
+struct Scenario {
+    static let client = ClientID(7)
+
+    var device: DeviceDescription
+    var rotation: Rotation = .none
+    /// The rotation the gesture is written in; nil is the engine's `rotation`.
+    var scriptRotation: Rotation? = nil
+    var calibration: CalibrationMatrix = .identity
+    var settings = GestureSettings()
+    var layout: LayoutDirection = .leftToRight
+    var pages = [Page(id: "root"), Page(id: "detail")]
+    /// Run against the engine before the gesture, e.g. an animated push.
+    var setup: (inout GestureEngine, Timestamp) throws -> Void = { _, _ in }
+    /// Run against the engine after each event, e.g. a client popping mid-swipe.
+    var duringGesture: ((inout GestureEngine, InputEvent) throws -> Void)? = nil
+
+    init(on device: DeviceDescription) { self.device = device }
+
+    /// The screen's width in millimetres as the engine sees it.
+    var screenWidth: Double { ScreenTransform(device: device, rotation: rotation).screenSize.width }
+
+    /// Plays `gesture` and returns everything the engine produced (owner and observer events).
+    func play(_ gesture: (inout TouchScript) -> Void) throws -> [EngineEvent] {
+        var script = TouchScript(device: device, rotation: scriptRotation ?? rotation)
+        let start = script.time
+        gesture(&script)
+
+        var engine = GestureEngine(settings: settings)
+        engine.defaultLayout = layout
+        try engine.perform(.create(navigator: "main", pages: pages, layout: nil, barFollowsTopPage: true),
+                           from: Self.client, at: start)
+        try setup(&engine, start)
+        engine.drainEvents { _ in }
+
+        var feed = EngineFeed(engine: engine)
+        let id = try feed.addDevice(device, configuration: DeviceConfiguration(rotation: rotation, calibration: calibration))
+        var events: [EngineEvent] = []
+        for event in script.events {
+            feed.handle(event, from: id)
+            if let duringGesture { try duringGesture(&feed.engine, event) }
+            feed.engine.drainEvents { events.append($0) }
+        }
+        return events
+    }
+}
+
+/// What a gesture came to, for assertions that read as the outcome.
+enum Outcome: Equatable, CustomStringConvertible {
+    case back(popped: String, top: String, by: CommitReason)
+    case cancelled(PopCancelReason)
+    case rejected(RejectionReason)
+    case nothing
+
+    init(_ events: [EngineEvent]) {
+        self = .nothing
+        for event in events {
+            switch event {
+            case .rejected(let reason, _, _): self = .rejected(reason)
+            case .popCancelled(_, let reason, _): self = .cancelled(reason)
+            case .popFinished(_, let reason, _):
+                if case .back(_, _, let popped, let top, _)? = events.first(where: {
+                    if case .back = $0 { return true } else { return false }
+                }) {
+                    self = .back(popped: popped, top: top, by: reason)
+                }
+            default: break
+            }
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .back(let popped, let top, let by): "back(\(popped) → \(top), \(by.rawValue))"
+        case .cancelled(let r): "cancelled(\(r.rawValue))"
+        case .rejected(let r): "rejected(\(r.rawValue))"
+        case .nothing: "nothing"
+        }
+    }
+}
+
+extension Array where Element == EngineEvent {
+    var outcome: Outcome { Outcome(self) }
+
+    /// The event types in order, with runs of progress collapsed: what a client's log would show.
+    var kinds: [String] {
+        var out: [String] = []
+        for event in self {
+            let kind: String
+            switch event {
+            case .popBegan: kind = "pop-began"
+            case .popProgress: kind = "pop-progress"
+            case .popFinished: kind = "pop-finished"
+            case .popCancelled: kind = "pop-cancelled"
+            case .back: kind = "back"
+            case .bar: kind = "bar"
+            case .rejected: kind = "rejected"
+            }
+            if kind == "pop-progress" && out.last == kind { continue }
+            out.append(kind)
+        }
+        return out
+    }
+
+    var progressValues: [Double] {
+        compactMap {
+            switch $0 {
+            case .popBegan(_, let p, _), .popProgress(_, let p, _): p
+            default: nil
+            }
+        }
+    }
+}
