@@ -94,8 +94,10 @@ public struct PanRecognizer: Sendable {
 
         switch state {
         case .idle:
+            // Fewer fingers than the pan needs: wait, since fingers seldom land in the same frame.
+            if fingers < fingersNeeded && palms == 0 && !resynced { return nil }
             guard !resynced, fingers == fingersNeeded, palms == 0 else {
-                if fingers > 0 || palms > 0 { transition(to: .disqualified, "fingers=\(fingers) palms=\(palms)") }
+                transition(to: .disqualified, "fingers=\(fingers) palms=\(palms) resynced=\(resynced)")
                 return nil
             }
             slots = (first, second)

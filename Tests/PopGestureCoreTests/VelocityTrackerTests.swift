@@ -1,0 +1,100 @@
+@testable import PopGestureCore
+import Testing
+
+@Suite("VelocityTracker")
+struct VelocityTrackerTests {
+    static let start = Timestamp(seconds: 500, microseconds: 0)
+
+    static func point(_ xMillimetres: Double, _ yMillimetres: Double) -> ScreenPoint {
+        ScreenPoint(x: xMillimetres / 200, y: yMillimetres / 100, xMillimetres: xMillimetres, yMillimetres: yMillimetres)
+    }
+
+    /// Feeds samples of steady motion every `interval` µs, starting at `start`, and
+    /// returns the time of the last one.
+    @discardableResult
+    static func steady(
+        _ tracker: inout VelocityTracker, vx: Double, vy: Double, interval: Int64, count: Int
+    ) -> Timestamp {
+        var time = start
+        for i in 0..<count {
+            time = Timestamp(microseconds: start.microseconds + Int64(i) * interval)
+            let seconds = Double(Int64(i) * interval) / 1_000_000
+            tracker.add(point(10 + vx * seconds, 20 + vy * seconds), at: time)
+        }
+        return time
+    }
+
+    @Test("steady motion at 100 mm/s (sampled at 100 Hz) measures 100 mm/s")
+    func steadyMotion() {
+        var tracker = VelocityTracker()
+        let last = Self.steady(&tracker, vx: 100, vy: 0, interval: 10_000, count: 20)
+        let v = tracker.velocity(at: last)
+        #expect(abs(v.x - 100) < 1e-6, "\(v)")
+        #expect(abs(v.y) < 1e-6)
+    }
+
+    @Test("direction and sign are kept: left and down")
+    func direction() {
+        var tracker = VelocityTracker()
+        let last = Self.steady(&tracker, vx: -60, vy: 80, interval: 10_000, count: 12)
+        let v = tracker.velocity(at: last)
+        #expect(abs(v.x + 60) < 1e-6, "\(v)")
+        #expect(abs(v.y - 80) < 1e-6, "\(v)")
+    }
+
+    @Test("steady motion at 120 Hz stays within one frame's worth of the true speed")
+    func steadyMotionUnalignedRate() {
+        // 8 333 µs between frames does not divide the 50 ms window: the sample before the
+        // window's start stands for it, so the estimate can exceed the truth by up to one
+        // frame interval over the window (here 1/6).
+        var tracker = VelocityTracker()
+        let last = Self.steady(&tracker, vx: 100, vy: 0, interval: 8_333, count: 30)
+        let v = tracker.velocity(at: last)
+        #expect(v.x >= 100 - 1e-6)
+        #expect(v.x <= 100 * (1 + 8_333.0 / 50_000) + 1e-6, "\(v)")
+    }
+
+    @Test("a 100 ms rest before the query gives 0")
+    func restBeforeQuery() {
+        var tracker = VelocityTracker()
+        let last = Self.steady(&tracker, vx: 300, vy: 50, interval: 10_000, count: 20)
+        let v = tracker.velocity(at: last + .milliseconds(100))
+        #expect(v.x == 0)
+        #expect(v.y == 0)
+    }
+
+    @Test("a rest shorter than the window slows the estimate without zeroing it")
+    func shortRest() {
+        var tracker = VelocityTracker()
+        let last = Self.steady(&tracker, vx: 100, vy: 0, interval: 10_000, count: 20)
+        let v = tracker.velocity(at: last + .milliseconds(25))
+        #expect(v.x > 0)
+        #expect(v.x < 100)
+    }
+
+    @Test("one sample gives 0; so does none, and a reset")
+    func oneSample() {
+        var tracker = VelocityTracker()
+        let none = tracker.velocity(at: Self.start)
+        #expect(none.x == 0 && none.y == 0)
+        tracker.add(Self.point(10, 10), at: Self.start)
+        let v = tracker.velocity(at: Self.start + .milliseconds(5))
+        #expect(v.x == 0 && v.y == 0)
+
+        tracker.add(Self.point(20, 10), at: Self.start + .milliseconds(10))
+        #expect(tracker.velocity(at: Self.start + .milliseconds(10)).x > 0)
+        tracker.reset()
+        let afterReset = tracker.velocity(at: Self.start + .milliseconds(10))
+        #expect(afterReset.x == 0 && afterReset.y == 0)
+    }
+
+    @Test("a history shorter than the window uses its oldest sample, also after the ring wraps")
+    func shortHistory() {
+        // 4 samples 10 ms apart cover 30 ms; 50 samples wrap the ring many times.
+        var tracker = VelocityTracker(capacity: 4)
+        let last = Self.steady(&tracker, vx: 100, vy: -40, interval: 10_000, count: 50)
+        let v = tracker.velocity(at: last)
+        #expect(abs(v.x - 100) < 1e-6, "\(v)")
+        #expect(abs(v.y + 40) < 1e-6, "\(v)")
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+/// The `popgestured replay` command as a user runs it: the real binary, real files.
+@Suite(.enabled(if: SharedRecordings.available, Comment(rawValue: SharedRecordings.absent)))
+struct ReplayCommandTests {
+    /// The binary sits beside the test bundle in the build folder.
+    static var binary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("popgestured").path
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    @Test("replay prints the back an RTL client receives, as JSON lines, the same each time")
+    func printsBack() throws {
+        let arguments = ["replay", SharedRecordings.path("synaptics.leftmove.events"),
+                         "--desc", SharedRecordings.path("synaptics.desc"), "--pan", "one-finger", "--layout", "rtl"]
+        let first = try Self.run(arguments)
+        #expect(first.status == 0, "\(first.err)")
+        let lines = first.out.split(separator: "\n").map(String.init)
+        let objects = try lines.map { try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.first?["type"] as? String == "pop-began")
+        let back = try #require(objects.first { $0["type"] as? String == "back" })
+        #expect(back["popped"] as? String == "page2" && back["top"] as? String == "page1")
+        #expect(objects.last?["type"] as? String == "bar")
+        #expect(try Self.run(arguments).out == first.out)
+    }
+
+    @Test("replay of a headerless events file without --desc fails with a clear message")
+    func missingDescription() throws {
+        let result = try Self.run(["replay", SharedRecordings.path("synaptics.leftmove.events")])
+        #expect(result.status != 0)
+        #expect(result.err.contains("synaptics.leftmove.events"))
+        #expect(result.err.contains(".desc"))
+    }
+
+    @Test("--depth 1 gives the owner nothing; --observer shows why")
+    func observerSeesReasons() throws {
+        let path = SharedRecordings.path("synaptics.leftmove.events")
+        let desc = SharedRecordings.path("synaptics.desc")
+        let owner = try Self.run(["replay", path, "--desc", desc, "--pan", "one-finger", "--layout", "rtl", "--depth", "1"])
+        #expect(owner.status == 0 && owner.out.isEmpty)
+        let observer = try Self.run(["replay", path, "--desc", desc, "--pan", "one-finger", "--layout", "rtl",
+                                     "--depth", "1", "--observer"])
+        #expect(observer.out.contains("\"reason\":\"stack-too-shallow\""))
+    }
+}
