@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "popgestured", targets: ["popgestured"]),
         .library(name: "PopGestureCore", targets: ["PopGestureCore"]),
+        .library(name: "PopGestureInput", targets: ["PopGestureInput"]),
+        .library(name: "PopGestureRecording", targets: ["PopGestureRecording"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -1,9 +1,10 @@
 /// Velocity of a pan from its recent samples, in millimetres per second on the screen.
 ///
 /// The estimate at time `t` is the displacement over the last ``window`` divided by
-/// that interval. A finger that rests before it lifts therefore releases with a
-/// velocity near 0, so a slow release is never taken for a fling. The kernel sends
-/// nothing while a finger rests, so the position is taken as constant between samples.
+/// that interval; the position at the window's start is interpolated between the two
+/// samples around it. A finger that rests before it lifts therefore releases with a
+/// velocity near 0, so a slow release is never taken for a fling (the kernel sends
+/// nothing while a finger rests).
 public struct VelocityTracker: Sendable {
     /// 50 ms: long enough to span several frames at 60–200 Hz, short enough that
     /// a pause before the release cancels a fling (libinput's pointer velocity uses
@@ -40,17 +41,30 @@ public struct VelocityTracker: Sendable {
         guard count > 1 else { return (0, 0) }
         let latest = samples[newest]
         let horizon = time.microseconds - Self.window
-        // The position at the start of the window is the newest sample at or before it,
-        // or the oldest kept sample when the whole history is younger than the window.
-        var base = latest
+        // Walk back to the newest sample at or before the window's start, keeping the one after it.
+        var after = latest
         var index = newest
+        var base: Sample? = nil
         for _ in 0..<count {
-            base = samples[index]
-            if base.time.microseconds <= horizon { break }
+            let sample = samples[index]
+            if sample.time.microseconds <= horizon {
+                base = sample
+                break
+            }
+            after = sample
             index = (index - 1 + samples.count) % samples.count
         }
-        let interval = Double(max(time.microseconds - max(base.time.microseconds, horizon), 1)) / 1_000_000
-        guard base.time != latest.time || base.x != latest.x || base.y != latest.y else { return (0, 0) }
-        return ((latest.x - base.x) / interval, (latest.y - base.y) / interval)
+        let start: (x: Double, y: Double, time: Int64)
+        if let base, base.time != after.time, after.time.microseconds > horizon {
+            // The finger was somewhere between `base` and `after` at the window's start.
+            let f = Double(horizon - base.time.microseconds) / Double(after.time - base.time)
+            start = (base.x + (after.x - base.x) * f, base.y + (after.y - base.y) * f, horizon)
+        } else if let base {
+            start = (base.x, base.y, horizon)  // It rested since `base`.
+        } else {
+            start = (after.x, after.y, after.time.microseconds)  // History is younger than the window.
+        }
+        let interval = Double(max(time.microseconds - start.time, 1)) / 1_000_000
+        return ((latest.x - start.x) / interval, (latest.y - start.y) / interval)
     }
 }

@@ -20,9 +20,11 @@ public struct Contact: Sendable, Equatable {
     public internal(set) var trackingID: Int32 = -1
     public internal(set) var x: Int32 = 0
     public internal(set) var y: Int32 = 0
-    /// `ABS_MT_TOOL_TYPE`; `MTTool.palm` marks a palm.
+    /// `ABS_MT_TOOL_TYPE`; `MTTool.palm` marks a palm. Like every slot value it stays
+    /// as last reported, also for the slot's next contact: the kernel (and mtdev) send
+    /// a slot's value only when it changes.
     public internal(set) var toolType: Int32 = MTTool.finger
-    /// `ABS_MT_TOUCH_MAJOR` in device units, 0 when not reported.
+    /// `ABS_MT_TOUCH_MAJOR` in device units, 0 when never reported. Kept like `toolType`.
     public internal(set) var touchMajor: Int32 = 0
     /// Moved in this frame.
     public internal(set) var moved = false
@@ -51,8 +53,11 @@ public enum TouchStateResult: Sendable, Equatable {
 /// sequence as a snapshot: slots whose tracking id ended become `.cancelled`
 /// (never `.ended`, since no release was seen), new ids become `.began`, and the
 /// frame reports `resynced: true` so the pan layer can drop what it was doing.
-/// A raw kernel stream that carries `SYN_DROPPED` without a libevdev resync
-/// behaves the same: at worst a touch is cancelled, never stuck.
+/// libevdev may split the resync in two frames (touches that ended, then touches
+/// that began); only the first reports `resynced`, and a finger that landed during
+/// the drop then begins like any new finger. A raw kernel stream that carries
+/// `SYN_DROPPED` without a libevdev resync behaves the same: at worst a touch is
+/// cancelled, never stuck.
 public struct TouchState: Sendable {
     public let touchProtocol: TouchProtocol
     /// Indexed by slot. Its size is fixed at creation, so frames never allocate.
@@ -108,8 +113,6 @@ public struct TouchState: Sendable {
             case .began: contacts[i].phase = .down
             case .ended, .cancelled:
                 contacts[i].phase = .inactive
-                contacts[i].toolType = MTTool.finger
-                contacts[i].touchMajor = 0
             case .inactive, .down: break
             }
         }
@@ -168,7 +171,8 @@ public struct TouchState: Sendable {
         // notices the changed tracking id and treats the old finger as gone.
         contacts[slot].phase = .began
         contacts[slot].trackingID = id
-        contacts[slot].toolType = MTTool.finger
+        // The tool type and touch major stay as last reported for this slot: the kernel
+        // does not resend unchanged values, and libevdev's resync sends them before the id.
     }
 
     // MARK: - Single touch

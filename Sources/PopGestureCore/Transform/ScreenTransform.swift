@@ -19,10 +19,12 @@ public struct CalibrationMatrix: Hashable, Sendable {
 
     public static let identity = CalibrationMatrix(1, 0, 0, 0, 1, 0)
 
-    /// Parses the udev property's text: six numbers separated by spaces.
+    /// Parses the udev property's text: six finite numbers separated by spaces. Any other
+    /// word makes the whole text invalid (as in libinput), rather than being skipped.
     public init?(udevProperty text: String) {
-        let numbers = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) }
-        guard numbers.count == 6 else { return nil }
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let numbers = words.compactMap { Double($0) }.filter(\.isFinite)
+        guard words.count == 6, numbers.count == 6 else { return nil }
         self.init(numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5])
     }
 

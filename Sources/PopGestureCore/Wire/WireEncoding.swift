@@ -73,7 +73,11 @@ public struct JSONObjectWriter: Sendable {
     /// A fraction rounded to three decimals, written without trailing zeros.
     public mutating func thousandths(_ key: String, _ value: Double) {
         self.key(key)
-        let milli = Int64((value * 1000).rounded())
+        guard value.isFinite else {
+            text += "null"  // JSON has no NaN or infinity.
+            return
+        }
+        let milli = Int64((min(max(value, -1e12), 1e12) * 1000).rounded())
         let sign = milli < 0 ? "-" : ""
         let whole = abs(milli) / 1000, fraction = abs(milli) % 1000
         text += sign + String(whole)

@@ -1,0 +1,213 @@
+@testable import PopGestureCore
+import Testing
+
+/// The engine end to end on fixture devices: what crosses module lines (requests
+/// under the finger, clients leaving, devices leaving, two devices at once).
+@Suite struct GestureEngineTests {
+    static let app = ClientID(1)
+    static let other = ClientID(2)
+
+    struct Rig {
+        var engine = GestureEngine()
+        var screen: DeviceID
+        var script: TouchScript
+        var events: [EngineEvent] = []
+
+        init(device: DeviceDescription = Fixtures.touchscreen, pages: [String] = ["root", "detail"]) throws {
+            script = TouchScript(device: device)
+            try engine.perform(.create(navigator: "main", pages: pages.map { Page(id: $0) }, layout: nil,
+                                       barFollowsTopPage: true), from: GestureEngineTests.app, at: script.time)
+            engine.drainEvents { _ in }
+            screen = engine.addDevice(device)
+        }
+
+        /// Feeds what the script wrote since the last call.
+        mutating func feed(from device: DeviceID? = nil) {
+            for event in script.events.dropFirst(fed) { engine.handle(event, from: device ?? screen) }
+            fed = script.events.count
+            engine.drainEvents { events.append($0) }
+        }
+        private var fed = 0
+
+        mutating func request(
+            _ request: NavigationRequest, from client: ClientID = GestureEngineTests.app
+        ) throws(NavigationError) {
+            try engine.perform(request, from: client, at: script.time)
+            engine.drainEvents { events.append($0) }
+        }
+    }
+
+    @Test("A swipe across a quarter of the screen, resting before release, commits on progress")
+    func commitOnProgress() throws {
+        var rig = try Rig()
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 0.35 * rig.script.screenSize.width, 0, over: .milliseconds(900))
+        rig.script.rest(.milliseconds(200))
+        rig.script.up()
+        rig.feed()
+        let kinds = rig.events.map(\.kind)
+        #expect(kinds.first == "pop-began")
+        #expect(Array(kinds.suffix(3)) == ["pop-finished", "back", "bar"])
+        #expect(rig.events.contains(.back(navigator: "main", owner: Self.app, popped: "detail", top: "root",
+                                          time: rig.script.time)))
+        #expect(rig.engine.navigation.navigators["main"]?.pages.map(\.id) == ["root"])
+        #expect(rig.engine.arbiterState == .idle)
+    }
+
+    @Test("After a committed back the navigator is transitioning until the client settles")
+    func transitioningAfterBack() throws {
+        var rig = try Rig(pages: ["a", "b", "c"])
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 40, 0, over: .milliseconds(100))
+        rig.script.up()
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 40, 0, over: .milliseconds(100))
+        rig.script.up()
+        rig.feed()
+        #expect(rig.events.filter { $0.kind == "back" }.count == 1)
+        #expect(rig.events.contains { if case .rejected(.transitioning, _, _) = $0 { true } else { false } })
+        try rig.request(.settle(navigator: "main"))
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 40, 0, over: .milliseconds(100))
+        rig.script.up()
+        rig.feed()
+        #expect(rig.engine.navigation.navigators["main"]?.pages.map(\.id) == ["a"])
+    }
+
+    @Test("A client that pops its own page under the finger cancels the interactive pop")
+    func stackChangedUnderTheFinger() throws {
+        var rig = try Rig(pages: ["a", "b", "c"])
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 30, 0, over: .milliseconds(100))
+        rig.feed()
+        #expect(rig.events.first?.kind == "pop-began")
+        try rig.request(.pop(navigator: "main", animated: false))
+        #expect(rig.events.contains { if case .popCancelled(_, .stackChanged, _) = $0 { true } else { false } })
+        rig.script.move(byMillimetres: 40, 0, over: .milliseconds(60))
+        rig.script.up()
+        rig.feed()
+        #expect(!rig.events.contains { $0.kind == "back" }, "the rest of that swipe pops nothing")
+        #expect(rig.engine.navigation.navigators["main"]?.pages.map(\.id) == ["a", "b"])
+        #expect(rig.engine.arbiterState == .idle)
+    }
+
+    @Test("Updating a page's properties under the finger does not cancel the pop")
+    func updateKeepsThePop() throws {
+        var rig = try Rig()
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 30, 0, over: .milliseconds(100))
+        rig.feed()
+        try rig.request(.update(navigator: "main", page: Page(id: "detail", prefersBarHidden: true)))
+        rig.script.move(byMillimetres: 40, 0, over: .milliseconds(60))
+        rig.script.up()
+        rig.feed()
+        #expect(rig.events.contains { $0.kind == "back" })
+    }
+
+    @Test("A client that leaves mid-swipe takes its navigator along; the swipe pops nothing")
+    func clientLeaves() throws {
+        var rig = try Rig()
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 30, 0, over: .milliseconds(100))
+        rig.feed()
+        rig.engine.clientDisconnected(Self.app, at: rig.script.time)
+        rig.engine.drainEvents { rig.events.append($0) }
+        rig.script.move(byMillimetres: 40, 0, over: .milliseconds(60))
+        rig.script.up()
+        rig.feed()
+        #expect(rig.engine.navigation.navigators.isEmpty)
+        #expect(rig.engine.navigation.front == nil)
+        #expect(!rig.events.contains { $0.kind == "back" })
+    }
+
+    @Test("Unplugging mid-swipe cancels the pop; events from the gone device are ignored")
+    func deviceRemoved() throws {
+        var rig = try Rig()
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 30, 0, over: .milliseconds(100))
+        rig.feed()
+        rig.engine.removeDevice(rig.screen, at: rig.script.time)
+        rig.engine.drainEvents { rig.events.append($0) }
+        #expect(rig.events.contains { if case .popCancelled(_, .deviceRemoved, _) = $0 { true } else { false } })
+        rig.script.up()
+        rig.feed()
+        #expect(rig.engine.arbiterState == .idle)
+        #expect(!rig.events.contains { $0.kind == "back" })
+    }
+
+    @Test("A second device's pan while one is being tracked is rejected as busy")
+    func busy() throws {
+        var rig = try Rig()
+        let second = rig.engine.addDevice(Fixtures.touchscreen)
+        var other = TouchScript(device: Fixtures.touchscreen, start: rig.script.time)
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 30, 0, over: .milliseconds(50))
+        rig.feed()
+        other.down(at: 0.5, 0.5)
+        other.move(byMillimetres: 30, 0, over: .milliseconds(50))
+        for event in other.events { rig.engine.handle(event, from: second) }
+        rig.engine.drainEvents { rig.events.append($0) }
+        #expect(rig.events.contains { if case .rejected(.busy, let d, _) = $0 { d == second } else { false } })
+        rig.script.move(byMillimetres: 30, 0, over: .milliseconds(50))
+        rig.script.up()
+        rig.feed()
+        #expect(rig.events.filter { $0.kind == "back" }.count == 1)
+    }
+
+    @Test("On a touchpad, two fingers swiping right go back; one finger is pointer motion")
+    func touchpad() throws {
+        var rig = try Rig(device: Fixtures.touchpad)
+        rig.script.down(0, at: 0.3, 0.5)
+        rig.script.move(0, byMillimetres: 30, 0, over: .milliseconds(100))
+        rig.script.up(0)
+        rig.feed()
+        #expect(rig.events.isEmpty)
+        rig.script.down(0, at: 0.2, 0.4)
+        rig.script.down(1, at: 0.3, 0.6)
+        rig.script.move([0, 1], byMillimetres: 40, 0, over: .milliseconds(100))
+        rig.script.up(0)
+        rig.script.up(1)
+        rig.feed()
+        #expect(rig.events.contains { $0.kind == "back" })
+    }
+
+    @Test("Requests on another client's navigator are refused and change nothing")
+    func ownership() throws {
+        var rig = try Rig()
+        for request in [NavigationRequest.push(navigator: "main", page: Page(id: "x"), animated: false),
+                        .pop(navigator: "main", animated: false), .settle(navigator: "main")] {
+            do {
+                try rig.request(request, from: Self.other)
+                Issue.record("\(request) was accepted from another client")
+            } catch {
+                #expect(error.code == .notOwner)
+            }
+        }
+        #expect(rig.engine.navigation.navigators["main"]?.pages.map(\.id) == ["root", "detail"])
+    }
+
+    @Test("Every top change tells the owner the bar visibility of the new top")
+    func barFollowsTop() throws {
+        var rig = try Rig()
+        try rig.request(.push(navigator: "main", page: Page(id: "video", prefersBarHidden: true), animated: false))
+        try rig.request(.pop(navigator: "main", animated: false))
+        #expect(rig.events == [
+            .bar(navigator: "main", owner: Self.app, page: "video", hidden: true),
+            .bar(navigator: "main", owner: Self.app, page: "detail", hidden: false),
+        ])
+    }
+}
+
+extension EngineEvent {
+    var kind: String {
+        switch self {
+        case .popBegan: "pop-began"
+        case .popProgress: "pop-progress"
+        case .popFinished: "pop-finished"
+        case .popCancelled: "pop-cancelled"
+        case .back: "back"
+        case .bar: "bar"
+        case .rejected: "rejected"
+        }
+    }
+}
