@@ -1,0 +1,96 @@
+import Logging
+@testable import PopGestureCore
+import Testing
+
+/// The arbiter driven directly with pan events, swift-nio style: each input, the action it returns.
+@Suite struct PopArbiterTests {
+    static let device = DeviceID(0)
+    static let screen = PanSurface(widthMillimetres: 200, isOnScreen: true)
+
+    static func navigation(pages: [String] = ["root", "detail"]) throws -> NavigationState {
+        var state = NavigationState()
+        _ = try state.create("main", owner: ClientID(1), pages: pages.map { Page(id: $0) })
+        return state
+    }
+
+    /// A sample `x` mm from the left, `y` mm from the top, at `ms` milliseconds, moving at `vx` mm/s.
+    static func at(_ x: Double, _ y: Double = 50, ms: Int64, vx: Double = 0) -> PanSample {
+        PanSample(position: ScreenPoint(x: x / 200, y: y / 100, xMillimetres: x, yMillimetres: y),
+                  velocityX: vx, time: Timestamp(microseconds: ms * 1000))
+    }
+
+    static let target = PopTarget(navigator: "main", owner: ClientID(1), page: "detail")
+
+    var arbiter = PopArbiter(settings: GestureSettings(), logger: Logger(label: "test"))
+
+    mutating func feed(_ event: PanEvent, _ nav: NavigationState, from device: DeviceID = device) -> PopArbiter.Action {
+        arbiter.handle(event, from: device, surface: Self.screen, navigation: nav)
+    }
+
+    @Test mutating func decidesOnlyAfterTheDecisionDistance() throws {
+        let nav = try Self.navigation()
+        #expect(feed(.began(Self.at(10, ms: 0)), nav) == .none)
+        #expect(feed(.changed(Self.at(13, ms: 10)), nav) == .none, "3 mm: not yet")
+        #expect(feed(.changed(Self.at(20, ms: 20)), nav) == .began(Self.target, progress: 0.05))
+        #expect(feed(.changed(Self.at(40, ms: 30)), nav) == .progress(Self.target, 0.15))
+        #expect(feed(.changed(Self.at(40.05, ms: 40)), nav) == .none, "under a thousandth of progress")
+        #expect(feed(.changed(Self.at(0, ms: 50)), nav) == .progress(Self.target, 0), "clamped at 0")
+    }
+
+    @Test mutating func releaseCommitsOnProgressOrFling() throws {
+        let nav = try Self.navigation()
+        _ = feed(.began(Self.at(10, ms: 0)), nav)
+        _ = feed(.changed(Self.at(80, ms: 500)), nav)
+        #expect(feed(.ended(Self.at(80, ms: 600, vx: 0)), nav) == .commit(Self.target, .progress))
+
+        _ = feed(.began(Self.at(10, ms: 1000)), nav)
+        _ = feed(.changed(Self.at(30, ms: 1050)), nav)
+        #expect(feed(.ended(Self.at(30, ms: 1060, vx: 180)), nav) == .commit(Self.target, .fling))
+
+        _ = feed(.began(Self.at(10, ms: 2000)), nav)
+        _ = feed(.changed(Self.at(30, ms: 2500)), nav)
+        #expect(feed(.ended(Self.at(30, ms: 2600, vx: 179)), nav) == .cancelled(Self.target, .released))
+
+        _ = feed(.began(Self.at(10, ms: 3000)), nav)
+        _ = feed(.changed(Self.at(150, ms: 3500)), nav)
+        #expect(feed(.ended(Self.at(150, ms: 3600, vx: -200)), nav) == .cancelled(Self.target, .flungBack))
+        #expect(arbiter.state == .idle)
+    }
+
+    @Test mutating func aCancelledPanBeforeTheDecisionIsARejection() throws {
+        let nav = try Self.navigation()
+        _ = feed(.began(Self.at(10, ms: 0)), nav)
+        #expect(feed(.cancelled(.extraFinger, time: Timestamp(microseconds: 5000)), nav) == .rejected(.extraFinger))
+        _ = feed(.began(Self.at(10, ms: 10)), nav)
+        _ = feed(.changed(Self.at(30, ms: 20)), nav)
+        #expect(feed(.cancelled(.palm, time: Timestamp(microseconds: 30_000)), nav) == .cancelled(Self.target, .palm))
+    }
+
+    @Test mutating func aRejectedPanIsIgnoredUntilItEnds() throws {
+        let nav = try Self.navigation(pages: ["root"])
+        _ = feed(.began(Self.at(10, ms: 0)), nav)
+        #expect(feed(.changed(Self.at(30, ms: 10)), nav) == .rejected(.stackTooShallow))
+        #expect(feed(.changed(Self.at(90, ms: 20)), nav) == .none)
+        #expect(feed(.ended(Self.at(90, ms: 30, vx: 500)), nav) == .none)
+        #expect(arbiter.state == .idle)
+    }
+
+    @Test mutating func anotherDeviceIsBusyWhileAPanIsTracked() throws {
+        let nav = try Self.navigation()
+        let other = DeviceID(1)
+        _ = feed(.began(Self.at(10, ms: 0)), nav)
+        #expect(feed(.began(Self.at(100, ms: 5)), nav, from: other) == .rejected(.busy))
+        #expect(feed(.changed(Self.at(150, ms: 10)), nav, from: other) == .none)
+        #expect(feed(.changed(Self.at(30, ms: 10)), nav) == .began(Self.target, progress: 0.1))
+    }
+
+    @Test mutating func abandonOnlyWhenTheTopPageChanged() throws {
+        let nav = try Self.navigation()
+        _ = feed(.began(Self.at(10, ms: 0)), nav)
+        _ = feed(.changed(Self.at(30, ms: 10)), nav)
+        #expect(arbiter.abandon(navigator: "main", keepingTop: "detail") == .none)
+        #expect(arbiter.abandon(navigator: "other", keepingTop: nil) == .none)
+        #expect(arbiter.abandon(navigator: "main", keepingTop: "root") == .cancelled(Self.target, .stackChanged))
+        #expect(feed(.ended(Self.at(90, ms: 30, vx: 500)), nav) == .none)
+    }
+}
