@@ -178,11 +178,11 @@ public struct NavigationState: Sendable {
     mutating func commitBack(
         _ id: String, expectedTop: String, at time: Timestamp
     ) -> (popped: Page, top: Page, effects: [NavigationEffect])? {
-        guard var nav = navigators[id], nav.depth > 1, nav.top.id == expectedTop else { return nil }
-        let popped = nav.pages.removeLast()
-        nav.transitioningUntil = time + transitionTimeout
-        navigators[id] = nav
-        return (popped, nav.top, barEffect(id))
+        guard (navigators[id]?.depth ?? 0) > 1, navigators[id]?.top.id == expectedTop else { return nil }
+        // Mutate in place: a copy of the navigator held here would make the pop copy its page array.
+        let popped = navigators[id]!.pages.removeLast()
+        navigators[id]!.transitioningUntil = time + transitionTimeout
+        return (popped, navigators[id]!.top, barEffect(id))
     }
 
     /// The bar visibility to restore after a cancelled pop.
