@@ -12,22 +12,23 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(name: "popgestured", path: ".."),
-        // Only the malloc interposer: the ARC runtime interposer (the default
-        // "RuntimeInterposer" trait) is not needed for these metrics.
-        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+        // ordo-one/package-benchmark, now named ordo-one/benchmark (the plugin warns about
+        // the old identity). Only the malloc interposer: the default "RuntimeInterposer"
+        // trait (ARC counts) needs swift-runtime-interposer, which is not mirrored here.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         .executableTarget(
             name: "EngineBenchmark",
             dependencies: [
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "PopGestureCore", package: "popgestured"),
                 .product(name: "PopGestureInput", package: "popgestured"),
                 .product(name: "PopGestureRecording", package: "popgestured"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/EngineBenchmark",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]),
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]),
     ]
 )

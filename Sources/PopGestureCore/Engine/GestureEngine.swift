@@ -207,10 +207,10 @@ public struct GestureEngine: Sendable {
             outbox.append(.popFinished(target, reason: reason, time: time))
             outbox.append(.back(navigator: target.navigator, owner: target.owner,
                                 popped: done.popped.id, top: done.top.id, time: time))
-            emit(done.effects)
+            emit(navigation.barVisibility(target.navigator))
         case .cancelled(let target, let reason):
             outbox.append(.popCancelled(target, reason: reason, time: time))
-            emit(navigation.barAfterCancel(target.navigator))
+            emit(navigation.barVisibility(target.navigator))
         }
     }
 
@@ -219,16 +219,20 @@ public struct GestureEngine: Sendable {
         let action = arbiter.abandon(navigator: navigator, keepingTop: top)
         if case .cancelled(let target, let reason) = action {
             outbox.append(.popCancelled(target, reason: reason, time: time))
-            emit(navigation.barAfterCancel(target.navigator))
+            emit(navigation.barVisibility(target.navigator))
         }
     }
 
     private mutating func emit(_ effects: [NavigationEffect]) {
-        for effect in effects {
-            switch effect {
-            case .barVisibility(let navigator, let owner, let page, let hidden):
-                outbox.append(.bar(navigator: navigator, owner: owner, page: page, hidden: hidden))
-            }
+        for effect in effects { emit(effect) }
+    }
+
+    private mutating func emit(_ effect: NavigationEffect?) {
+        switch effect {
+        case .barVisibility(let navigator, let owner, let page, let hidden):
+            outbox.append(.bar(navigator: navigator, owner: owner, page: page, hidden: hidden))
+        case nil:
+            break
         }
     }
 }

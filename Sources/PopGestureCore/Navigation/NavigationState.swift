@@ -175,18 +175,21 @@ public struct NavigationState: Sendable {
 
     /// Pops the top page for a committed back gesture, if it is still `expectedTop`.
     /// The navigator stays transitioning while the client animates the rest of the pop.
-    mutating func commitBack(
-        _ id: String, expectedTop: String, at time: Timestamp
-    ) -> (popped: Page, top: Page, effects: [NavigationEffect])? {
+    /// The bar to show next comes from ``barVisibility(_:)``.
+    mutating func commitBack(_ id: String, expectedTop: String, at time: Timestamp) -> (popped: Page, top: Page)? {
         guard (navigators[id]?.depth ?? 0) > 1, navigators[id]?.top.id == expectedTop else { return nil }
         // Mutate in place: a copy of the navigator held here would make the pop copy its page array.
         let popped = navigators[id]!.pages.removeLast()
         navigators[id]!.transitioningUntil = time + transitionTimeout
-        return (popped, navigators[id]!.top, barEffect(id))
+        return (popped, navigators[id]!.top)
     }
 
-    /// The bar visibility to restore after a cancelled pop.
-    func barAfterCancel(_ id: String) -> [NavigationEffect] { barEffect(id) }
+    /// The bar visibility of the top page, when the navigator follows it: after a
+    /// committed back or a cancelled pop. No array, so a gesture allocates nothing.
+    func barVisibility(_ id: String) -> NavigationEffect? {
+        guard let nav = navigators[id], nav.barFollowsTopPage else { return nil }
+        return .barVisibility(navigator: id, owner: nav.owner, page: nav.top.id, hidden: nav.top.prefersBarHidden)
+    }
 
     // MARK: - Helpers
 
@@ -212,7 +215,6 @@ public struct NavigationState: Sendable {
     }
 
     private func barEffect(_ id: String) -> [NavigationEffect] {
-        guard let nav = navigators[id], nav.barFollowsTopPage else { return [] }
-        return [.barVisibility(navigator: id, owner: nav.owner, page: nav.top.id, hidden: nav.top.prefersBarHidden)]
+        barVisibility(id).map { [$0] } ?? []
     }
 }
