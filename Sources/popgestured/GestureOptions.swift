@@ -57,6 +57,9 @@ struct GestureOptions: ParsableArguments {
 
     func validate() throws {
         guard depth >= 1 else { throw ValidationError("--depth must be at least 1") }
+        if transitioning && depth < 2 {
+            throw ValidationError("--transitioning pushes the top page, so it needs --depth 2 or more")
+        }
         guard Rotation(rawValue: rotation) != nil else { throw ValidationError("--rotation must be 0, 90, 180 or 270") }
         if let calibration, CalibrationMatrix(udevProperty: calibration) == nil {
             throw ValidationError("--calibration needs six numbers, e.g. \"1 0 0 0 1 0\"")

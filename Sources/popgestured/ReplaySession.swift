@@ -3,7 +3,7 @@ import PopGestureCore
 import PopGestureInput
 
 /// One client with one navigator in front, fed by one device: what `replay` and
-/// `demo` run, and what the replay tests check.
+/// `demo` run.
 struct ReplaySession {
     /// The client `replay` plays; its navigator is called "main".
     static let client = ClientID(1)

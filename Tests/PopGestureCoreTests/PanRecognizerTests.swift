@@ -93,6 +93,16 @@ import Testing
         #expect(Self.kinds(pans) == ["began", "changed", "changed", "cancelled(events-dropped)"])
     }
 
+    @Test func lostEventsWithNothingDownDoNotSpoilTheNextSwipe() {
+        let pans = Self.pans(Fixtures.touchscreen) { hand in
+            hand.dropEvents(lost: [])
+            hand.down(at: 0.1, 0.5)
+            hand.move(byMillimetres: 10, 0, over: .milliseconds(20))
+            hand.up()
+        }
+        #expect(Self.kinds(pans) == ["began", "changed", "changed", "ended"])
+    }
+
     @Test func aTouchpadPansWithTheCentroidOfTwoFingers() throws {
         let pans = Self.pans(Fixtures.touchpad) { hand in
             hand.down(0, at: 0.2, 0.4)

@@ -47,6 +47,14 @@ struct ReplayCommandTests {
         #expect(result.err.contains(".desc"))
     }
 
+    @Test("--transitioning with only a root page is refused with a clear message")
+    func transitioningNeedsTwoPages() throws {
+        let result = try Self.run(["replay", SharedRecordings.path("dell-canvas-touch.evemu"), "--transitioning",
+                                   "--depth", "1"])
+        #expect(result.status != 0)
+        #expect(result.err.contains("--transitioning"))
+    }
+
     @Test("--depth 1 gives the owner nothing; --observer shows why")
     func observerSeesReasons() throws {
         let path = SharedRecordings.path("synaptics.leftmove.events")

@@ -94,8 +94,9 @@ public struct PanRecognizer: Sendable {
 
         switch state {
         case .idle:
-            // Fewer fingers than the pan needs: wait, since fingers seldom land in the same frame.
-            if fingers < fingersNeeded && palms == 0 && !resynced { return nil }
+            // Nothing down (a resync included), or fewer fingers than the pan needs: wait,
+            // since fingers seldom land in the same frame.
+            if palms == 0 && (fingers == 0 || fingers < fingersNeeded && !resynced) { return nil }
             guard !resynced, fingers == fingersNeeded, palms == 0 else {
                 transition(to: .disqualified, "fingers=\(fingers) palms=\(palms) resynced=\(resynced)")
                 return nil
