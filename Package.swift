@@ -6,15 +6,21 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "popgestured", targets: ["popgestured"]),
+        .executable(name: "popgesturectl", targets: ["popgesturectl"]),
         .library(name: "PopGestureCore", targets: ["PopGestureCore"]),
         .library(name: "PopGestureInput", targets: ["PopGestureInput"]),
         .library(name: "PopGestureRecording", targets: ["PopGestureRecording"]),
+        .library(name: "PopGestureServer", targets: ["PopGestureServer"]),
+        .library(name: "PopGestureDaemon", targets: ["PopGestureDaemon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // System libraries: a module map and a one-line header each, nothing else.
@@ -24,6 +30,12 @@ let package = Package(
         .systemLibrary(
             name: "CMtdev", pkgConfig: "mtdev",
             providers: [.apt(["libmtdev-dev"])]),
+        .systemLibrary(
+            name: "CUdev", pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
 
         // Pure gesture logic: imports no C, reads no clock.
         .target(
@@ -33,10 +45,36 @@ let package = Package(
                 .product(name: "RealModule", package: "swift-numerics"),
             ]),
 
-        // The only module that talks to the C input stack.
+        // The only module that talks to the C input stack: libevdev, mtdev, libudev.
         .target(
             name: "PopGestureInput",
-            dependencies: ["PopGestureCore", "CEvdev", "CMtdev"]),
+            dependencies: [
+                "PopGestureCore", "CEvdev", "CMtdev", "CUdev",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+
+        // The client socket: protocol parsing, sessions, ownership, bounded queues (SwiftNIO).
+        .target(
+            name: "PopGestureServer",
+            dependencies: [
+                "PopGestureCore", "PopGestureInput",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // The daemon: configuration, device hotplug, systemd, lifecycle.
+        .target(
+            name: "PopGestureDaemon",
+            dependencies: [
+                "PopGestureCore", "PopGestureInput", "PopGestureServer", "CSystemd",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
 
         // Pure-Swift readers for evemu and `libinput record` recordings.
         .target(
@@ -46,9 +84,17 @@ let package = Package(
         .executableTarget(
             name: "popgestured",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureRecording",
+                "PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // The command-line client: plain POSIX socket I/O, no engine.
+        .executableTarget(
+            name: "popgesturectl",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
         .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore"]),
@@ -59,5 +105,16 @@ let package = Package(
         .testTarget(
             name: "PopGestureRecordingTests",
             dependencies: ["PopGestureRecording", "PopGestureCore"]),
+        .testTarget(
+            name: "PopGestureServerTests",
+            dependencies: [
+                "PopGestureServer", "PopGestureCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
+        .testTarget(
+            name: "PopGestureDaemonTests",
+            dependencies: ["PopGestureDaemon", "PopGestureCore", "popgestured", "popgesturectl"]),
     ]
 )

@@ -1,0 +1,1 @@
+// The client socket server; see ServerState.swift.
