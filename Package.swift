@@ -87,6 +87,7 @@ let package = Package(
                 "PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 
         // The command-line client: plain POSIX socket I/O, no engine.
@@ -98,7 +99,7 @@ let package = Package(
             ]),
 
         .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore"]),
-        .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore"]),
+        .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore", "CEvdev"]),
         .testTarget(
             name: "ReplayTests",
             dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureRecording", "popgestured"]),

@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// An error from the input layer, with a stable code and a message for the log.
 public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
     public struct Code: RawRepresentable, Hashable, Sendable {
@@ -6,14 +8,27 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
 
         public static let outOfMemory = Code(rawValue: "out-of-memory")
         public static let converterSetup = Code(rawValue: "converter-setup")
+        /// `open(2)` failed: missing node, no permission (the daemon needs the `input` group).
+        public static let openFailed = Code(rawValue: "open-failed")
+        /// The path opened, but it is not an evdev node (libevdev's ioctls failed).
+        public static let notEvdev = Code(rawValue: "not-evdev")
+        /// The device was unplugged (`ENODEV`): close it; udev reports the removal too.
+        public static let deviceGone = Code(rawValue: "device-gone")
+        /// Reading failed for another reason; the device cannot be trusted any more.
+        public static let readFailed = Code(rawValue: "read-failed")
+        /// libudev could not be set up.
+        public static let udev = Code(rawValue: "udev")
     }
 
     public var code: Code
     public var message: String
+    /// The system error behind it, when there is one.
+    public var errno: Errno?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, errno: Errno? = nil) {
         self.code = code
         self.message = message
+        self.errno = errno
     }
 
     public var description: String { message }

@@ -1,14 +1,29 @@
 import ArgumentParser
+import Foundation
+import Logging
+import NIOPosix
 import PopGestureCore
+import PopGestureDaemon
+import PopGestureInput
+import PopGestureServer
 
-struct Demo: ParsableCommand {
+/// The daemon for a first look: its real socket and engine, a client of its own, and
+/// a virtual touchscreen playing swipes when no real one is present.
+struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the back gesture on a generated swipe, with no touchscreen needed.",
+        abstract: "Run the daemon with a demo client; swipes are generated when no touchscreen is present.",
         discussion: """
-            Builds a virtual 10-inch touchscreen, plays a few gestures into the engine and
-            prints what the client in front receives. Try `popgestured replay` on a real
-            recording next.
+            Starts the daemon on a socket of its own and connects a demo client that owns the
+            navigator `demo` (home → list → detail) and prints what it receives. With a
+            touchscreen present, swipe on it; without one, a virtual touchscreen plays a few
+            gestures in real time. Other clients can join: popgesturectl --socket PATH monitor.
             """)
+
+    @Option(help: "Socket path. Default $XDG_RUNTIME_DIR/popgestured-demo.sock, else /tmp.")
+    var socket: String?
+
+    @Option(help: "Rounds of generated gestures to play (0: until Ctrl-C).")
+    var rounds = 1
 
     @Flag(name: .shortAndLong, help: "Trace every state transition to stderr.")
     var verbose = false
@@ -28,7 +43,6 @@ struct Demo: ParsableCommand {
 
     struct Scene: Sendable {
         var title: String
-        var arguments: [String] = []
         var gesture: @Sendable (inout TouchScript) -> Void
     }
 
@@ -49,28 +63,157 @@ struct Demo: ParsableCommand {
             finger.rest(.milliseconds(300))
             finger.up()
         },
-        Scene(title: "The same swipe with only the root page: no back.", arguments: ["--depth", "1"]) { finger in
-            finger.down(at: 0.02, 0.5)
-            finger.move(byMillimetres: 60, 0, over: .milliseconds(150))
-            finger.up()
+        Scene(title: "A second finger lands mid-swipe: cancelled.") { finger in
+            finger.down(0, at: 0.1, 0.5)
+            finger.move(0, byMillimetres: 20, 0, over: .milliseconds(100))
+            finger.down(1, at: 0.5, 0.5)
+            finger.move(0, byMillimetres: 20, 0, over: .milliseconds(100))
+            finger.up(1)
+            finger.up(0)
         },
     ]
 
-    func run() throws {
-        let logger = Replay.stderrLogger(verbose: verbose)
-        for scene in Self.scenes {
-            print("# \(scene.title)")
-            var script = TouchScript(device: Self.virtualTouchscreen)
-            scene.gesture(&script)
-            var session = try ReplaySession(
-                device: Self.virtualTouchscreen, options: try GestureOptions.parse(scene.arguments), observer: true,
-                start: script.events.first?.time ?? .zero, logger: logger)
-            var lines: [String] = []
-            session.run(script.events, into: &lines)
-            let progress = lines.filter { $0.contains("\"pop-progress\"") }.count
-            for line in lines where !line.contains("\"pop-progress\"") { print(line) }
-            if progress > 0 { print("(and \(progress) pop-progress lines)") }
-            print()
+    func run() async throws {
+        var logger = Logger(label: "popgestured") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = verbose ? .debug : .warning
+        let path = socket ?? Self.defaultSocketPath()
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await SocketServer.start(listening: .path(path), group: group, logger: logger)
+        let watcher = try DeviceWatcher(
+            configuration: Configuration(), sink: ServerInput(server: server, logger: logger), logger: logger)
+        let input = Thread { watcher.run() }
+        input.start()
+
+        let client = try DemoClient(socketPath: path)
+        client.start()
+        print("popgestured demo: socket \(path); try `popgesturectl --socket \(path) monitor` in another terminal")
+
+        if try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen }) {
+            print("A touchscreen is present: swipe right on it. Ctrl-C stops.")
+            try? await Task.sleep(for: .seconds(Int64.max / 2))
+        } else {
+            print("No touchscreen found: a virtual one plays the gestures.\n")
+            try await playScenes(into: server)
+        }
+        client.stop()
+        watcher.stop()
+        await server.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    private func playScenes(into server: SocketServer) async throws {
+        let key = -1  // udev's devices count up from 0
+        _ = try await server.addDevice(
+            key: key, path: "(virtual)", name: Self.virtualTouchscreen.name, kind: .touchscreen,
+            description: Self.virtualTouchscreen
+        ).get()
+        var round = 0
+        while rounds == 0 || round < rounds {
+            round += 1
+            for scene in Self.scenes {
+                print("# \(scene.title)")
+                var script = TouchScript(device: Self.virtualTouchscreen)
+                scene.gesture(&script)
+                try await Self.play(script.events, into: server, key: key)
+                try await Task.sleep(for: .milliseconds(700))
+                print()
+            }
+        }
+    }
+
+    /// Plays frames in real time, restamped on the monotonic clock the server uses for requests.
+    private static func play(_ events: [InputEvent], into server: SocketServer, key: Int) async throws {
+        guard let first = events.first?.time else { return }
+        let start = SocketServer.monotonicNow()
+        var frame: [InputEvent] = []
+        for var event in events {
+            event.time = Timestamp(microseconds: start.microseconds + event.time.microseconds - first.microseconds)
+            frame.append(event)
+            guard event.type == EV.syn, event.code == SYN.report else { continue }
+            let wait = event.time.microseconds - SocketServer.monotonicNow().microseconds
+            if wait > 0 { try await Task.sleep(for: .microseconds(wait)) }
+            server.feed(key: key, events: frame)
+            frame.removeAll(keepingCapacity: true)
+        }
+    }
+
+    static func defaultSocketPath() -> String {
+        let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/tmp"
+        return "\(folder)/popgestured-demo.sock"
+    }
+}
+
+/// The demo's application: owns `demo`, prints each line it gets, and pushes a page
+/// back after each back so there is always something to go back from.
+final class DemoClient: @unchecked Sendable {
+    private let fd: CInt
+    /// pop-progress lines since the last other line; touched only by the reading thread.
+    private var progressLines = 0
+
+    init(socketPath: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            _ = socketPath.utf8CString.withUnsafeBytes { raw.copyBytes(from: $0.prefix(raw.count - 1)) }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw ValidationError("cannot connect to \(socketPath): \(String(cString: strerror(errno)))")
+        }
+        send(#"{"type":"hello","version":1,"name":"popgestured demo"}"#)
+        send(#"{"type":"create","navigator":"demo","pages":[{"id":"home"},{"id":"list"},{"id":"detail"}]}"#)
+        send(#"{"type":"subscribe"}"#)  // also see why a pan was rejected
+    }
+
+    func start() {
+        Thread { [self] in readLines() }.start()
+    }
+
+    func stop() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    private func send(_ line: String) {
+        _ = (line + "\n").utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
+    }
+
+    private func readLines() {
+        var pending: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { break }
+            pending.append(contentsOf: chunk[..<count])
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                handle(line)
+            }
+        }
+        close(fd)
+    }
+
+    private func handle(_ line: String) {
+        if line.contains(#""type":"ok""#) || line.contains(#""type":"hello""#) { return }
+        if line.contains(#""type":"pop-progress""#) {
+            progressLines += 1
+            return
+        }
+        if progressLines > 0 {
+            print("  app received: (\(progressLines) pop-progress lines)")
+            progressLines = 0
+        }
+        print("  app received: \(line)")
+        if line.contains(#""type":"back""#), line.contains(#""popped":"detail""#) {
+            send(#"{"type":"push","navigator":"demo","page":{"id":"detail"}}"#)
+            print("  app pushed detail again")
         }
     }
 }

@@ -1,14 +1,14 @@
 import ArgumentParser
 
 @main
-struct PopGestured: ParsableCommand {
+struct PopGestured: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "popgestured",
         abstract: "The iOS swipe-back gesture for Linux tablets.",
         discussion: """
             Reads touchscreens and touchpads, recognises the back gesture, and tells the
-            application in front over a Unix socket. `replay` runs a recording through
-            the same engine; `demo` shows a generated swipe.
+            application in front over a Unix socket (`run`, the default). `replay` runs a
+            recording through the same engine; `demo` shows a generated swipe.
             """,
-        subcommands: [Replay.self, Demo.self])
+        subcommands: [Run.self, Replay.self, Demo.self], defaultSubcommand: Run.self)
 }

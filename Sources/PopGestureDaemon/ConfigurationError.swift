@@ -1,0 +1,63 @@
+/// Why a configuration was refused. The description names where: the file and
+/// line, or the command line, and the key, e.g.
+/// `/etc/popgestured/popgestured.conf:7: commit-progress: expected a number between 0 and 1, got "lots"`.
+public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Stable codes, so that new ones do not break callers.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A file named with `--config` does not exist.
+        public static let missingFile = Code(rawValue: "missing-file")
+        /// The file exists but cannot be read (permissions, a directory, an I/O error).
+        public static let unreadableFile = Code(rawValue: "unreadable-file")
+        /// A line that is not blank, not a comment, and not `key = value`.
+        public static let notKeyValue = Code(rawValue: "not-key-value")
+        public static let unknownKey = Code(rawValue: "unknown-key")
+        public static let duplicateKey = Code(rawValue: "duplicate-key")
+        public static let invalidValue = Code(rawValue: "invalid-value")
+    }
+
+    /// Where the problem is.
+    public enum Origin: Hashable, Sendable {
+        /// A file; the line is nil when the whole file is the problem.
+        case file(path: String, line: Int?)
+        /// A command-line override.
+        case commandLine
+    }
+
+    public var code: Code
+    public var origin: Origin
+    /// The key concerned, when there is one.
+    public var key: String?
+    public var message: String
+
+    public init(_ code: Code, origin: Origin, key: String? = nil, _ message: String) {
+        self.code = code
+        self.origin = origin
+        self.key = key
+        self.message = message
+    }
+
+    /// The file's path, nil for a command-line override.
+    public var path: String? {
+        if case .file(let path, _) = origin { path } else { nil }
+    }
+
+    /// The 1-based line number, when one line is at fault.
+    public var line: Int? {
+        if case .file(_, let line) = origin { line } else { nil }
+    }
+
+    public var description: String {
+        var text: String
+        switch origin {
+        case .file(let path, let line?): text = "\(path):\(line): "
+        case .file(let path, nil): text = "\(path): "
+        case .commandLine: text = "command line: "
+        }
+        if let key { text += origin == .commandLine ? "--\(key): " : "\(key): " }
+        return text + message
+    }
+}

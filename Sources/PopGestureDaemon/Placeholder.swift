@@ -1,1 +1,0 @@
-// The daemon; see Daemon.swift.

@@ -1,0 +1,85 @@
+import CSystemd
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Talks to systemd through libsystemd's sd-daemon: readiness, reload, stop,
+/// watchdog, status, and the sockets of socket activation.
+///
+/// Outside systemd (no `NOTIFY_SOCKET`, no `LISTEN_FDS`) every call does nothing,
+/// so the daemon needs no special case when run by hand. The environment is read
+/// on each call and never unset, so that watchdog pings keep working.
+public struct SystemdNotifier: Sendable {
+    public init() {}
+
+    /// True when systemd asked to be notified (`NOTIFY_SOCKET` is set).
+    public var isEnabled: Bool { getenv("NOTIFY_SOCKET") != nil }
+
+    /// Start-up, or a reload, is complete: `READY=1`. Type=notify units count as
+    /// started only from here, and a reload ends here too.
+    /// - Returns: true when systemd was told; false outside systemd or on error.
+    @discardableResult
+    public func ready(status: String? = nil) -> Bool {
+        notify("READY=1" + (status.map { "\nSTATUS=\(Self.oneLine($0))" } ?? ""))
+    }
+
+    /// Shutdown has begun: `STOPPING=1`.
+    @discardableResult
+    public func stopping() -> Bool {
+        notify("STOPPING=1")
+    }
+
+    /// A reload has begun: `RELOADING=1` with `MONOTONIC_USEC`, which systemd 253
+    /// and later require to match the reload to its request (252 ignores it).
+    /// Send ``ready(status:)`` when the reload is over, whether it worked or not.
+    @discardableResult
+    public func reloading() -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+        return notify("RELOADING=1\nMONOTONIC_USEC=\(microseconds)")
+    }
+
+    /// Still alive: `WATCHDOG=1`. Send it every ``watchdogInterval``.
+    @discardableResult
+    public func watchdog() -> Bool {
+        notify("WATCHDOG=1")
+    }
+
+    /// A line for `systemctl status`: `STATUS=…`.
+    @discardableResult
+    public func status(_ text: String) -> Bool {
+        notify("STATUS=\(Self.oneLine(text))")
+    }
+
+    /// How often to call ``watchdog()``: half of `WatchdogSec=`, as sd_watchdog_enabled(3)
+    /// recommends. Nil when the watchdog is off or meant for another process.
+    public var watchdogInterval: Duration? {
+        var microseconds: UInt64 = 0
+        guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
+        return .microseconds(Int64(clamping: microseconds / 2))
+    }
+
+    /// The sockets systemd passed (socket activation), in the order of the socket
+    /// unit's `Listen…=` lines; empty when started without them. Unsets
+    /// `LISTEN_FDS`, `LISTEN_PID` and `LISTEN_FDNAMES`, so that children do not take
+    /// them for their own, and marks the descriptors close-on-exec. Call it once.
+    public func listenFileDescriptors() -> [CInt] {
+        let count = sd_listen_fds(1)
+        guard count > 0 else { return [] }
+        let start = CInt(SD_LISTEN_FDS_START)
+        return Array(start..<start + count)
+    }
+
+    private func notify(_ state: String) -> Bool {
+        sd_notify(0, state) > 0
+    }
+
+    /// A newline would start a new assignment: STATUS must not smuggle in READY=1.
+    private static func oneLine(_ text: String) -> String {
+        String(text.map { $0.isNewline ? " " : $0 })
+    }
+}

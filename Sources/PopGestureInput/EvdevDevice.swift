@@ -1,0 +1,178 @@
+import CEvdev
+import Glibc
+import PopGestureCore
+import SystemPackage
+
+/// One `/dev/input/event*` node, read through libevdev.
+///
+/// Opened non-blocking, close-on-exec, with the kernel's timestamps switched to
+/// `CLOCK_MONOTONIC` (evdev defaults to the wall clock, which jumps). Closing happens
+/// in `deinit`. Use it from one thread: libevdev keeps per-device state.
+public final class EvdevDevice {
+    /// The path it was opened from.
+    public let path: String
+    /// The device's capabilities, read once at open.
+    public let description: DeviceDescription
+    /// Contacts already down when the device was opened (slots with a tracking id, or
+    /// `BTN_TOUCH` for devices without slots). Their events reach the core without the
+    /// landing, so `TouchState` ignores them until they lift.
+    public let activeContactsAtOpen: Int
+
+    private let handle: OpaquePointer
+    private let fd: FileDescriptor
+
+    /// The fd to `poll(2)` for `POLLIN`. Owned by this object: do not close it.
+    public var fileDescriptor: CInt { fd.rawValue }
+
+    /// Opens `path` read-only.
+    ///
+    /// Throws `.openFailed` when `open(2)` fails (see `errno`: `ENOENT` often means the
+    /// node vanished between udev's report and the open), `.notEvdev` when the path is not
+    /// an evdev node, `.deviceGone` when it was unplugged during setup.
+    public init(path: String) throws(InputError) {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.nonBlocking, .closeOnExec])
+        } catch {
+            let errno = error as? Errno
+            throw InputError(.openFailed, "cannot open \(path): \(errno?.description ?? "\(error)")", errno: errno)
+        }
+
+        var created: OpaquePointer?
+        let status = libevdev_new_from_fd(fd.rawValue, &created)
+        guard status == 0, let handle = created else {
+            try? fd.close()
+            throw Self.setupError(path, status, doing: "libevdev_new_from_fd")
+        }
+        // Every timestamp the core compares must come from one clock that never jumps.
+        let clock = libevdev_set_clock_id(handle, CLOCK_MONOTONIC)
+        guard clock == 0 else {
+            libevdev_free(handle)
+            try? fd.close()
+            throw Self.setupError(path, clock, doing: "setting CLOCK_MONOTONIC")
+        }
+
+        self.path = path
+        self.fd = fd
+        self.handle = handle
+        description = DeviceDescription(libevdev: handle)
+        activeContactsAtOpen = Self.activeContactCount(handle)
+    }
+
+    deinit {
+        libevdev_free(handle)  // does not close the fd
+        try? fd.close()
+    }
+
+    /// Reads every event available now and passes each to `body`, in order. Returns
+    /// when the kernel has nothing more (`EAGAIN`); call it again when `poll` says so.
+    ///
+    /// **`SYN_DROPPED`.** When the kernel's buffer overflowed, `body` receives the
+    /// `SYN_DROPPED` event, then libevdev's resync (`LIBEVDEV_READ_FLAG_SYNC`): the
+    /// events that turn the last state the caller saw into the device's current state,
+    /// each frame ending with `SYN_REPORT`. Events queued after the drop are discarded by
+    /// libevdev; normal events follow the resync. When nothing changed the resync is
+    /// empty and the next ordinary frame follows `SYN_DROPPED` directly. This is the
+    /// sequence `TouchState` expects: feed every event through unchanged.
+    ///
+    /// Events delivered before an error stay delivered. Throws `.deviceGone` once the
+    /// device is unplugged (`ENODEV`) and `.readFailed` for any other error; either way
+    /// the device is unusable: drop it.
+    public func read(into body: (InputEvent) -> Void) throws(InputError) {
+        var raw = input_event()
+        // NORMAL until a SYN_DROPPED, then SYNC until the resync is drained.
+        var syncing = false
+        while true {
+            let flags = syncing ? LIBEVDEV_READ_FLAG_SYNC : LIBEVDEV_READ_FLAG_NORMAL
+            let status = libevdev_next_event(handle, flags.rawValue, &raw)
+            switch status {
+            case Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue):
+                body(InputEvent(raw))
+            case Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue):
+                // In normal mode this is the SYN_DROPPED itself; in sync mode, a resync event.
+                body(InputEvent(raw))
+                syncing = true
+            case -EAGAIN where syncing:
+                syncing = false  // resync done; normal events may be waiting
+            case -EAGAIN:
+                return
+            case -EINTR:
+                continue
+            case -ENODEV:
+                throw InputError(.deviceGone, "\(path): device gone", errno: .operationNotSupportedByDevice)
+            default:
+                let errno = Errno(rawValue: -status)
+                throw InputError(.readFailed, "\(path): read failed: \(errno)", errno: errno)
+            }
+        }
+    }
+
+    private static func setupError(_ path: String, _ status: CInt, doing what: String) -> InputError {
+        let errno = Errno(rawValue: -status)
+        let code: InputError.Code = switch errno {
+        case .operationNotSupportedByDevice: .deviceGone  // ENODEV
+        case .noMemory: .outOfMemory
+        // The evdev ioctls fail with ENOTTY on anything else (files, /dev/null, ttys).
+        case .inappropriateIOCTLForDevice, .invalidArgument: .notEvdev
+        default: .openFailed
+        }
+        let message = code == .notEvdev ? "\(path) is not an evdev node (\(errno))" : "\(path): \(what) failed: \(errno)"
+        return InputError(code, message, errno: errno)
+    }
+
+    /// Contacts libevdev believes are down. At open this is the kernel's state.
+    static func activeContactCount(_ evdev: OpaquePointer) -> Int {
+        let slots = libevdev_get_num_slots(evdev)
+        guard slots > 0 else {
+            return libevdev_get_event_value(evdev, UInt32(EV_KEY), UInt32(BTN_TOUCH)) != 0 ? 1 : 0
+        }
+        var count = 0
+        for slot in 0..<UInt32(slots)
+        where libevdev_get_slot_value(evdev, slot, UInt32(ABS_MT_TRACKING_ID)) >= 0 {
+            count += 1
+        }
+        return count
+    }
+}
+
+extension InputEvent {
+    init(_ raw: input_event) {
+        self.init(
+            time: Timestamp(seconds: Int64(raw.time.tv_sec), microseconds: Int64(raw.time.tv_usec)),
+            type: raw.type, code: raw.code, value: raw.value)
+    }
+}
+
+extension DeviceDescription {
+    /// What libevdev knows about a device. Needs no fd: a `libevdev_new()` device with
+    /// enabled codes works, which is how the tests build one.
+    init(libevdev evdev: OpaquePointer) {
+        self.init(
+            name: String(cString: libevdev_get_name(evdev)),
+            bustype: UInt16(truncatingIfNeeded: libevdev_get_id_bustype(evdev)),
+            vendor: UInt16(truncatingIfNeeded: libevdev_get_id_vendor(evdev)),
+            product: UInt16(truncatingIfNeeded: libevdev_get_id_product(evdev)),
+            version: UInt16(truncatingIfNeeded: libevdev_get_id_version(evdev)))
+        for property in 0...UInt32(INPUT_PROP_MAX) where libevdev_has_property(evdev, property) != 0 {
+            properties.insert(Int(property))
+        }
+        for type in 0...UInt32(EV_MAX) where libevdev_has_event_type(evdev, type) != 0 {
+            eventTypes.insert(UInt16(type))
+        }
+        if libevdev_has_event_type(evdev, UInt32(EV_KEY)) != 0 {
+            for key in 0...UInt32(KEY_MAX) where libevdev_has_event_code(evdev, UInt32(EV_KEY), key) != 0 {
+                keys.insert(UInt16(key))
+            }
+        }
+        if libevdev_has_event_type(evdev, UInt32(EV_ABS)) != 0 {
+            for code in 0...UInt32(ABS_MAX) {
+                guard libevdev_has_event_code(evdev, UInt32(EV_ABS), code) != 0,
+                      let info = libevdev_get_abs_info(evdev, code)?.pointee
+                else { continue }
+                axes[UInt16(code)] = AbsoluteAxis(
+                    minimum: info.minimum, maximum: info.maximum, fuzz: info.fuzz, flat: info.flat,
+                    resolution: info.resolution)
+            }
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import CUdev
+import Glibc
+import PopGestureCore
+
+/// A touchscreen or touchpad as udev describes it, before it is opened.
+public struct InputDeviceInfo: Sendable, Hashable {
+    /// The evdev node, always `/dev/input/event*`.
+    public var devnode: String
+    /// The device's `/sys` path, for logs.
+    public var syspath: String
+    /// The kernel's name for the device (the parent `inputN`'s `NAME`); the devnode when
+    /// the kernel gave none.
+    public var name: String
+    /// From udev's `ID_INPUT_TOUCHPAD` / `ID_INPUT_TOUCHSCREEN`.
+    public var kind: DeviceKind
+    /// `LIBINPUT_CALIBRATION_MATRIX` as udev has it; nil when not set. The text is not
+    /// checked here: parse it with `CalibrationMatrix(udevProperty:)`.
+    public var calibration: String?
+    /// Millimetres, from `ID_INPUT_WIDTH_MM` and `ID_INPUT_HEIGHT_MM`; nil unless both are
+    /// positive numbers. Meant for `DeviceDescription.reportedSize`, which the opened
+    /// device leaves nil.
+    public var size: PhysicalSize?
+
+    public init(
+        devnode: String, syspath: String, name: String, kind: DeviceKind,
+        calibration: String? = nil, size: PhysicalSize? = nil
+    ) {
+        self.devnode = devnode
+        self.syspath = syspath
+        self.name = name
+        self.kind = kind
+        self.calibration = calibration
+        self.size = size
+    }
+
+    /// The mapping from udev properties, without udev. Nil for anything but an event
+    /// node of a touchscreen or touchpad.
+    init?(devnode: String?, syspath: String, properties: [String: String], parentProperties: [String: String]) {
+        // A touchscreen also gets mouseN (and sometimes jsN) nodes; only evdev's nodes carry MT.
+        guard let devnode, Self.isEventNode(devnode) else { return nil }
+        // Touchpad first, as libinput decides when both are set.
+        if properties["ID_INPUT_TOUCHPAD"] == "1" {
+            kind = .touchpad
+        } else if properties["ID_INPUT_TOUCHSCREEN"] == "1" {
+            kind = .touchscreen
+        } else {
+            return nil
+        }
+        self.devnode = devnode
+        self.syspath = syspath
+        name = parentProperties["NAME"].map(Self.unquoted) ?? devnode
+        calibration = properties["LIBINPUT_CALIBRATION_MATRIX"]
+        if let width = properties["ID_INPUT_WIDTH_MM"].flatMap(Double.init),
+           let height = properties["ID_INPUT_HEIGHT_MM"].flatMap(Double.init),
+           width.isFinite, height.isFinite, width > 0, height > 0 {
+            size = PhysicalSize(width: width, height: height)
+        }
+    }
+
+    static func isEventNode(_ devnode: String) -> Bool {
+        devnode.hasPrefix("/dev/input/event")
+    }
+
+    /// The kernel writes `NAME="..."` into the uevent, quotes included.
+    static func unquoted(_ text: String) -> String {
+        guard text.count >= 2, text.first == "\"", text.last == "\"" else { return text }
+        return String(text.dropFirst().dropLast())
+    }
+}
+
+/// What happened to an input device since the last `receive()`.
+public enum UdevChange: Sendable, Hashable {
+    /// A touch device appeared.
+    case added(InputDeviceInfo)
+    /// A touch device's properties changed (say a new calibration matrix): re-open it.
+    case changed(InputDeviceInfo)
+    /// An event node went away, or stopped being a touch device. Reported for every
+    /// event node, touch device or not: ignore devnodes you do not have open.
+    case removed(devnode: String)
+}
+
+/// libudev, for the input subsystem: what touch devices exist, and which come and go.
+///
+/// Monitoring starts in `init`, before any `enumerate()`, so no device slips between
+/// the two; a device can then show up in both (treat `.added` for an open devnode as
+/// nothing new). Needs `systemd-udevd` running: without its database no device is a
+/// touchscreen or touchpad, and no change arrives. Use it from one thread.
+public final class UdevInputMonitor {
+    private let udev: OpaquePointer
+    private let monitor: OpaquePointer
+
+    /// The monitor's socket, non-blocking: `poll(2)` it for `POLLIN`, then `receive()`.
+    /// Owned by this object: do not close it.
+    public var fileDescriptor: CInt { udev_monitor_get_fd(monitor) }
+
+    /// Throws `.udev` when libudev or its netlink socket cannot be set up.
+    public init() throws(InputError) {
+        guard let udev = udev_new() else {
+            throw InputError(.udev, "udev_new failed: \(String(cString: strerror(errno)))")
+        }
+        // "udev", not "kernel": only after udevd has applied its rules are ID_INPUT_* set.
+        guard let monitor = udev_monitor_new_from_netlink(udev, "udev") else {
+            let reason = String(cString: strerror(errno))
+            udev_unref(udev)
+            throw InputError(.udev, "cannot create the udev monitor: \(reason)")
+        }
+        let filtered = udev_monitor_filter_add_match_subsystem_devtype(monitor, "input", nil)
+        let receiving = filtered < 0 ? filtered : udev_monitor_enable_receiving(monitor)
+        guard receiving >= 0 else {
+            udev_monitor_unref(monitor)
+            udev_unref(udev)
+            throw InputError(.udev, "cannot listen to udev: \(String(cString: strerror(-receiving)))")
+        }
+        self.udev = udev
+        self.monitor = monitor
+    }
+
+    deinit {
+        udev_monitor_unref(monitor)
+        udev_unref(udev)
+    }
+
+    /// The touchscreens and touchpads present now, in `/sys` order. Empty when udev cannot
+    /// scan.
+    public func enumerate() -> [InputDeviceInfo] {
+        guard let enumerator = udev_enumerate_new(udev) else { return [] }
+        defer { udev_enumerate_unref(enumerator) }
+        udev_enumerate_add_match_subsystem(enumerator, "input")
+        udev_enumerate_add_match_sysname(enumerator, "event*")
+        guard udev_enumerate_scan_devices(enumerator) >= 0 else { return [] }
+        var found: [InputDeviceInfo] = []
+        var entry = udev_enumerate_get_list_entry(enumerator)
+        while let current = entry {
+            entry = udev_list_entry_get_next(current)
+            guard let device = udev_device_new_from_syspath(udev, udev_list_entry_get_name(current)) else {
+                continue  // gone since the scan
+            }
+            defer { udev_device_unref(device) }
+            if let info = Self.info(of: device) { found.append(info) }
+        }
+        return found
+    }
+
+    /// Every change waiting on the monitor, oldest first. Never blocks.
+    ///
+    /// If the kernel dropped udev messages (the socket overflowed), the list ends with
+    /// `.changed` for every touch device present, so a caller that re-opens on `.changed`
+    /// is back in sync; a device whose removal was lost fails its next read with
+    /// `.deviceGone`.
+    public func receive() -> [UdevChange] {
+        var changes: [UdevChange] = []
+        var overflowed = false
+        while true {
+            errno = 0
+            guard let device = udev_monitor_receive_device(monitor) else {
+                // ENOBUFS is reported once per overflow; later messages are still readable.
+                if errno == ENOBUFS && !overflowed {
+                    overflowed = true
+                    continue
+                }
+                break  // EAGAIN: drained
+            }
+            defer { udev_device_unref(device) }
+            guard let action = udev_device_get_action(device).map({ String(cString: $0) }),
+                  let devnode = udev_device_get_devnode(device).map({ String(cString: $0) }),
+                  InputDeviceInfo.isEventNode(devnode)
+            else { continue }
+            switch action {
+            case "add":
+                if let info = Self.info(of: device) { changes.append(.added(info)) }
+            case "change":
+                // A rule may have taken the touch tag away: then the caller should let go.
+                changes.append(Self.info(of: device).map(UdevChange.changed) ?? .removed(devnode: devnode))
+            case "remove":
+                changes.append(.removed(devnode: devnode))
+            default:
+                break  // bind, unbind, move: nothing a reader needs
+            }
+        }
+        if overflowed {
+            changes += enumerate().map(UdevChange.changed)
+        }
+        return changes
+    }
+
+    private static func info(of device: OpaquePointer) -> InputDeviceInfo? {
+        let parent = udev_device_get_parent_with_subsystem_devtype(device, "input", nil)  // owned by device
+        return InputDeviceInfo(
+            devnode: udev_device_get_devnode(device).map { String(cString: $0) },
+            syspath: String(cString: udev_device_get_syspath(device)),
+            properties: properties(udev_device_get_properties_list_entry(device)),
+            parentProperties: parent.map { properties(udev_device_get_properties_list_entry($0)) } ?? [:])
+    }
+
+    private static func properties(_ first: OpaquePointer?) -> [String: String] {
+        var result: [String: String] = [:]
+        var entry = first
+        while let current = entry {
+            entry = udev_list_entry_get_next(current)
+            guard let name = udev_list_entry_get_name(current) else { continue }
+            result[String(cString: name)] = udev_list_entry_get_value(current).map { String(cString: $0) } ?? ""
+        }
+        return result
+    }
+}

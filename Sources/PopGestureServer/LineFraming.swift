@@ -1,0 +1,78 @@
+import NIOCore
+
+/// What the framer hands on: a line, or word that one was too long.
+enum LineFrame: Sendable, Equatable {
+    /// One line without its `\n`.
+    case line(ByteBuffer)
+    /// A line passed the limit; it is being discarded up to its `\n`. Sent once per line.
+    case tooLong
+}
+
+/// Splits the byte stream at `\n`, with a bound on the line length.
+///
+/// A line longer than `maximumLineLength` is reported once, as soon as it passes the
+/// limit, and the rest of it is dropped without being buffered, so a client that never
+/// sends a newline costs at most the limit. The next line is read normally.
+struct LineFramer: ByteToMessageDecoder {
+    typealias InboundOut = LineFrame
+
+    let maximumLineLength: Int
+    /// Dropping the rest of an over-long line, up to and including its newline.
+    private var discarding = false
+    /// How far the pending bytes have been searched for a newline, so each byte is
+    /// searched once however the line arrives.
+    private var searched = 0
+
+    init(maximumLineLength: Int = SocketServer.defaultMaximumLineLength) {
+        self.maximumLineLength = maximumLineLength
+    }
+
+    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        let view = buffer.readableBytesView
+        let newline = view[(view.startIndex + searched)...].firstIndex(of: UInt8(ascii: "\n"))
+
+        if discarding {
+            guard let newline else {
+                buffer.moveReaderIndex(forwardBy: view.count)
+                return .needMoreData
+            }
+            buffer.moveReaderIndex(forwardBy: newline - view.startIndex + 1)
+            discarding = false
+            searched = 0
+            return .continue
+        }
+
+        guard let newline else {
+            if view.count > maximumLineLength {
+                buffer.moveReaderIndex(forwardBy: view.count)
+                discarding = true
+                searched = 0
+                context.fireChannelRead(NIOAny(LineFrame.tooLong))
+                return .continue
+            }
+            searched = view.count
+            return .needMoreData
+        }
+        let length = newline - view.startIndex
+        searched = 0
+        if length > maximumLineLength {
+            buffer.moveReaderIndex(forwardBy: length + 1)
+            context.fireChannelRead(NIOAny(LineFrame.tooLong))
+            return .continue
+        }
+        let line = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        context.fireChannelRead(NIOAny(LineFrame.line(line)))
+        return .continue
+    }
+
+    /// At end of input, complete lines still count; a last line without its newline
+    /// is dropped, as the connection is closing and could not take the reply.
+    mutating func decodeLast(
+        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
+    ) throws -> DecodingState {
+        while try decode(context: context, buffer: &buffer) == .continue {}
+        buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+        return .needMoreData
+    }
+}

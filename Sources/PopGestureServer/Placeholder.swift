@@ -1,1 +1,0 @@
-// The client socket server; see ServerState.swift.

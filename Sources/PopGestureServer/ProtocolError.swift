@@ -1,0 +1,44 @@
+/// A request the socket layer refused, with a stable machine-readable code.
+///
+/// Carries what is known of the request (its type and id) so that the error reply
+/// can echo them. Navigation refusals stay `NavigationError`; both become an
+/// `error` reply.
+public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The line is not JSON (or not UTF-8).
+        public static let malformedJSON = Code(rawValue: "malformed-json")
+        /// The line is JSON but not an object.
+        public static let notAnObject = Code(rawValue: "not-an-object")
+        /// `"type"` names no request.
+        public static let unknownType = Code(rawValue: "unknown-type")
+        /// A required key is absent.
+        public static let missingField = Code(rawValue: "missing-field")
+        /// A key has the wrong type or value; the message names the key and what was expected.
+        public static let invalidField = Code(rawValue: "invalid-field")
+        /// A line over the line limit (64 KiB); the rest of it is discarded.
+        public static let lineTooLong = Code(rawValue: "line-too-long")
+        /// The first request was not `hello`.
+        public static let helloRequired = Code(rawValue: "hello-required")
+        /// `hello` asked for a protocol version this daemon does not speak.
+        public static let unsupportedVersion = Code(rawValue: "unsupported-version")
+    }
+
+    public var code: Code
+    public var message: String
+    /// The request's `"type"`, when the line got that far.
+    public var request: String?
+    /// The request's `"id"`, when it had a valid one.
+    public var id: RequestID?
+
+    public init(_ code: Code, _ message: String, request: String? = nil, id: RequestID? = nil) {
+        self.code = code
+        self.message = message
+        self.request = request
+        self.id = id
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NIOCore
+import NIOPosix
+import PopGestureCore
+import PopGestureInput
+
+/// The client socket of popgestured: accepts connections, frames their lines and
+/// carries out what `ServerState` decides.
+///
+/// All state lives on one event loop, chosen from the group at start. Every method is
+/// safe to call from any thread: it hops onto that loop (one hop per call, so one per
+/// input frame). Calls made from one thread are carried out in the order made.
+///
+/// ```swift
+/// let server = try await SocketServer.start(listening: .path("/run/popgestured/popgestured.sock"),
+///                                           group: MultiThreadedEventLoopGroup.singleton)
+/// server.addDevice(key: 5, path: "/dev/input/event5", name: "ELAN", kind: .touchscreen,
+///                  description: description)
+/// server.feed(key: 5, events: frame)   // from the device reader's thread
+/// await server.shutdown()
+/// ```
+public final class SocketServer: Sendable {
+    /// Where the socket comes from.
+    public enum Listening: Sendable, Hashable {
+        /// Bind a new socket at this path, replacing a stale socket file, and make it
+        /// `0666`: any local user's app may connect. That is safe because a client can
+        /// change only the navigators it created, and `status` shows every client's pid.
+        /// The directory must exist.
+        case path(String)
+        /// Adopt a socket that is already bound and listening, from systemd socket
+        /// activation (`sd_listen_fds`, usually fd 3). Its unit sets path and mode.
+        case inheritedDescriptor(CInt)
+    }
+
+    /// A request line may be this long, its newline not counted. Default 64 KiB: a
+    /// `create` with hundreds of pages fits many times over.
+    public static let defaultMaximumLineLength = 64 * 1024
+
+    /// The loop that owns every client and the engine.
+    public let eventLoop: any EventLoop
+    private let listener: any Channel
+    private let loop: NIOLoopBoundBox<ServerLoop>
+    /// Set when this server created the socket file, which it then removes at shutdown.
+    private let socketPath: String?
+    private let logger: Logger
+
+    private init(
+        eventLoop: any EventLoop, listener: any Channel, loop: NIOLoopBoundBox<ServerLoop>, socketPath: String?,
+        logger: Logger
+    ) {
+        self.eventLoop = eventLoop
+        self.listener = listener
+        self.loop = loop
+        self.socketPath = socketPath
+        self.logger = logger
+    }
+
+    /// Starts listening.
+    ///
+    /// - Parameters:
+    ///   - settings, transitionTimeout, defaultLayout: the engine's configuration
+    ///     (defaults: `GestureSettings()`, 1 s, left to right); see ``apply(settings:transitionTimeout:defaultLayout:)``.
+    ///   - clock: the time of requests and device removals, in the clock of the evdev
+    ///     events. Default ``monotonicNow()``: `CLOCK_MONOTONIC`, which live devices use.
+    ///   - maximumLineLength: longer request lines get `line-too-long`. Default 64 KiB.
+    /// - Throws: NIO's error when the socket cannot be bound or adopted.
+    public static func start(
+        listening: Listening, group: any EventLoopGroup,
+        settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
+        defaultLayout: LayoutDirection = .leftToRight,
+        clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
+        maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
+        logger: Logger = Logger(label: "popgestured.server")
+    ) async throws -> SocketServer {
+        let eventLoop = group.next()
+        let loop = try await eventLoop.submit {
+            let state = ServerState(
+                settings: settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout,
+                logger: logger)
+            return NIOLoopBoundBox(
+                ServerLoop(state: state, clock: clock, maximumLineLength: maximumLineLength, logger: logger),
+                eventLoop: eventLoop)
+        }.get()
+
+        // Children on the listener's loop too: the one loop that owns the state.
+        let bootstrap = ServerBootstrap(group: eventLoop, childGroup: eventLoop)
+            .serverChannelOption(ChannelOptions.backlog, value: 64)
+            .childChannelInitializer { channel in
+                Self.readCredentials(of: channel, logger: logger).flatMapThrowing { credentials in
+                    try channel.pipeline.syncOperations.addHandlers(
+                        ByteToMessageHandler(LineFramer(maximumLineLength: maximumLineLength)),
+                        ClientHandler(server: loop.value, credentials: credentials))
+                }
+            }
+
+        switch listening {
+        case .path(let path):
+            let listener = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
+            // bind(2) applies the umask; apps of every user must be able to connect.
+            if chmod(path, 0o666) != 0 {
+                logger.warning("chmod 0666 \(path) failed (errno \(errno)); only its owner can connect")
+            }
+            logger.info("listening on \(path)")
+            return SocketServer(eventLoop: eventLoop, listener: listener, loop: loop, socketPath: path, logger: logger)
+        case .inheritedDescriptor(let descriptor):
+            let listener = try await bootstrap.withBoundSocket(descriptor).get()
+            logger.info("listening on inherited fd \(descriptor)\(listener.localAddress.map { " (\($0))" } ?? "")")
+            return SocketServer(eventLoop: eventLoop, listener: listener, loop: loop, socketPath: nil, logger: logger)
+        }
+    }
+
+    // MARK: - Devices and input
+
+    /// Adds a device. `key` is the daemon's own (anything unique while the device is
+    /// present); `path`, `name` and `kind` are shown by `status`. Protocol A devices
+    /// are converted with mtdev. The future fails with `InputError` when that cannot
+    /// be set up; it need not be awaited before ``feed(key:events:)``.
+    @discardableResult
+    public func addDevice(
+        key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
+        configuration: DeviceConfiguration = DeviceConfiguration()
+    ) -> EventLoopFuture<DeviceID> {
+        let loop = self.loop
+        return eventLoop.submit {
+            try loop.value.addDevice(
+                key: key, path: path, name: name, kind: kind, description: description, configuration: configuration)
+        }
+    }
+
+    /// Removes a device (unplugged, `ENODEV`); a swipe it was driving is cancelled.
+    /// The future says when it is done; there is no need to wait for it.
+    @discardableResult
+    public func removeDevice(key: Int) -> EventLoopFuture<Void> {
+        let loop = self.loop
+        return eventLoop.submit { loop.value.removeDevice(key: key) }
+    }
+
+    /// Feeds the events a device sent, usually one frame up to its `SYN_REPORT`.
+    /// One hop onto the loop per call, so pass a whole frame at once; no future, so
+    /// a frame allocates nothing more.
+    public func feed(key: Int, events: [InputEvent]) {
+        let loop = self.loop
+        eventLoop.execute { loop.value.feed(key: key, events: events) }
+    }
+
+    /// A configuration reload: takes effect from the next swipe. The future says when
+    /// it is done; there is no need to wait for it.
+    @discardableResult
+    public func apply(
+        settings: GestureSettings, transitionTimeout: Duration, defaultLayout: LayoutDirection
+    ) -> EventLoopFuture<Void> {
+        let loop = self.loop
+        return eventLoop.submit {
+            loop.value.apply(settings: settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout)
+        }
+    }
+
+    // MARK: - Shutdown
+
+    /// Stops accepting, closes every client and removes the socket file this server
+    /// created. Returns when all are closed; calling it again does nothing more.
+    public func shutdown() async {
+        do {
+            try await listener.close()
+        } catch ChannelError.alreadyClosed {
+            return
+        } catch {
+            logger.debug("closing the listener: \(error)")
+        }
+        let loop = self.loop, eventLoop = self.eventLoop
+        try? await eventLoop.flatSubmit { loop.value.shutdown(on: eventLoop) }.get()
+        if let socketPath {
+            unlink(socketPath)
+        }
+        logger.info("socket server stopped")
+    }
+
+    // MARK: - Clock
+
+    /// `CLOCK_MONOTONIC` now, in microseconds: the clock of live evdev events.
+    @Sendable
+    public static func monotonicNow() -> Timestamp {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Timestamp(seconds: Int64(now.tv_sec), microseconds: Int64(now.tv_nsec) / 1000)
+    }
+
+    /// The peer's credentials, or nil (logged) when the kernel would not say.
+    private static func readCredentials(of channel: any Channel, logger: Logger) -> EventLoopFuture<PeerCredentials?> {
+        PeerCredentials.read(from: channel).flatMapErrorThrowing { error in
+            logger.warning("SO_PEERCRED failed: \(error); the client is served without credentials")
+            return nil
+        }
+    }
+}

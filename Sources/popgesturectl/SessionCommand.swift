@@ -1,0 +1,317 @@
+/// One line of a `popgesturectl session` script, parsed.
+///
+/// The words are the command line's: `push main detail --animated`. A page is an id,
+/// or a JSON page object written in place (`{"id":"settings","popDisabled":true}`),
+/// which is passed on as written.
+enum SessionCommand: Equatable {
+    case create(navigator: String, pages: [JSON], layout: String?)
+    case push(navigator: String, page: JSON, animated: Bool)
+    case pop(navigator: String, animated: Bool)
+    case replace(navigator: String, pages: [JSON], animated: Bool)
+    case update(navigator: String, page: JSON)
+    case settle(navigator: String)
+    case front(navigator: String)
+    case remove(navigator: String)
+    case stack(navigator: String)
+    case status
+    case subscribe
+    case unsubscribe
+    /// Until an event of this type (for this navigator, when given) that no earlier
+    /// `wait` returned has arrived.
+    case wait(event: String, navigator: String?, timeout: Duration?)
+    case sleep(Duration)
+
+    /// The usage of every command, for errors and `--help`.
+    static let usage = """
+        create NAV PAGE... [--layout ltr|rtl]  own a new navigator, in front
+        push NAV PAGE [--animated]
+        pop NAV [--animated]
+        replace NAV PAGE... [--animated]
+        update NAV PAGE                        PAGE: a JSON object, new properties
+        settle NAV                             the push or pop animation is done
+        front NAV
+        remove NAV
+        stack NAV                              the pages, bottom first
+        status
+        subscribe | unsubscribe                every event, incl. rejected pans
+        wait EVENT [NAV] [--timeout SECONDS]   e.g. wait back (see below)
+        sleep SECONDS                          events are printed meanwhile
+        # a comment
+        """
+
+    /// The event types `wait` accepts; a typo must not wait forever.
+    static let eventTypes = ["pop-began", "pop-progress", "pop-finished", "pop-cancelled", "back", "bar", "rejected"]
+
+    /// Parses one line; nil for a blank line or a comment.
+    static func parse(_ line: String) throws(SessionSyntaxError) -> SessionCommand? {
+        var words = try SessionWords.split(line)
+        guard !words.isEmpty else { return nil }
+        let name = words.removeFirst().text
+        var arguments = try Arguments(command: name, words: words)
+
+        switch name {
+        case "create":
+            let layout = try arguments.value("--layout")
+            if let layout, !["ltr", "rtl"].contains(layout) {
+                throw SessionSyntaxError("create: --layout is ltr or rtl, not \(layout)")
+            }
+            let (navigator, pages) = try arguments.navigatorAndPages(atLeast: 1, usage: "create NAV PAGE...")
+            return .create(navigator: navigator, pages: pages, layout: layout)
+        case "push":
+            let animated = try arguments.flag("--animated")
+            let (navigator, pages) = try arguments.navigatorAndPages(exactly: 1, usage: "push NAV PAGE [--animated]")
+            return .push(navigator: navigator, page: pages[0], animated: animated)
+        case "pop":
+            let animated = try arguments.flag("--animated")
+            return .pop(navigator: try arguments.navigatorOnly(usage: "pop NAV [--animated]"), animated: animated)
+        case "replace":
+            let animated = try arguments.flag("--animated")
+            let (navigator, pages) = try arguments.navigatorAndPages(atLeast: 1, usage: "replace NAV PAGE... [--animated]")
+            return .replace(navigator: navigator, pages: pages, animated: animated)
+        case "update":
+            let (navigator, pages) = try arguments.navigatorAndPages(exactly: 1, usage: "update NAV PAGE")
+            return .update(navigator: navigator, page: pages[0])
+        case "settle": return .settle(navigator: try arguments.navigatorOnly(usage: "settle NAV"))
+        case "front": return .front(navigator: try arguments.navigatorOnly(usage: "front NAV"))
+        case "remove": return .remove(navigator: try arguments.navigatorOnly(usage: "remove NAV"))
+        case "stack": return .stack(navigator: try arguments.navigatorOnly(usage: "stack NAV"))
+        case "status", "subscribe", "unsubscribe":
+            try arguments.finish(usage: name)
+            return name == "status" ? .status : name == "subscribe" ? .subscribe : .unsubscribe
+        case "wait":
+            let usage = "wait EVENT [NAV] [--timeout SECONDS]"
+            let timeout = try arguments.value("--timeout").map { text throws(SessionSyntaxError) in
+                try Self.duration(text, for: "wait --timeout")
+            }
+            let positionals = try arguments.positionals(usage: usage)
+            guard (1...2).contains(positionals.count) else { throw SessionSyntaxError("usage: \(usage)") }
+            let event = positionals[0].text
+            guard eventTypes.contains(event) else {
+                throw SessionSyntaxError("wait: no event called \(event); one of \(eventTypes.joined(separator: ", "))")
+            }
+            let navigator = positionals.count == 2 ? positionals[1].text : nil
+            if navigator != nil, event == "rejected" {
+                throw SessionSyntaxError("wait: rejected belongs to no navigator")
+            }
+            return .wait(event: event, navigator: navigator, timeout: timeout)
+        case "sleep":
+            let positionals = try arguments.positionals(usage: "sleep SECONDS")
+            guard positionals.count == 1 else { throw SessionSyntaxError("usage: sleep SECONDS") }
+            return .sleep(try Self.duration(positionals[0].text, for: "sleep"))
+        default:
+            throw SessionSyntaxError("unknown command \(name); the commands are:\n\(usage)")
+        }
+    }
+
+    /// Seconds, fractions allowed, up to a day.
+    static func duration(_ text: String, for command: String) throws(SessionSyntaxError) -> Duration {
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= 86_400 else {
+            throw SessionSyntaxError("\(command): \(text) is not a number of seconds (0 to 86400)")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
+    /// The request to send, or nil for the commands the session carries out itself.
+    var request: JSON? {
+        func animatedField(_ animated: Bool) -> JSON? { animated ? .bool(true) : nil }
+        switch self {
+        case .create(let navigator, let pages, let layout):
+            return .object(["type": .string("create"), "navigator": .string(navigator), "pages": .array(pages),
+                            "layout": layout.map(JSON.string)])
+        case .push(let navigator, let page, let animated):
+            return .object(["type": .string("push"), "navigator": .string(navigator), "page": page,
+                            "animated": animatedField(animated)])
+        case .pop(let navigator, let animated):
+            return .object(["type": .string("pop"), "navigator": .string(navigator), "animated": animatedField(animated)])
+        case .replace(let navigator, let pages, let animated):
+            return .object(["type": .string("replace"), "navigator": .string(navigator), "pages": .array(pages),
+                            "animated": animatedField(animated)])
+        case .update(let navigator, let page):
+            return .object(["type": .string("update"), "navigator": .string(navigator), "page": page])
+        case .settle(let navigator): return Self.simple("settle", navigator)
+        case .front(let navigator): return Self.simple("front", navigator)
+        case .remove(let navigator): return Self.simple("remove", navigator)
+        case .stack(let navigator): return Self.simple("stack", navigator)
+        case .status: return .object(["type": .string("status")])
+        case .subscribe: return .object(["type": .string("subscribe")])
+        case .unsubscribe: return .object(["type": .string("unsubscribe")])
+        case .wait, .sleep: return nil
+        }
+    }
+
+    private static func simple(_ type: String, _ navigator: String) -> JSON {
+        .object(["type": .string(type), "navigator": .string(navigator)])
+    }
+
+    /// A page word: an id, or a JSON object with a string `id`.
+    static func page(_ word: SessionWords.Word) throws(SessionSyntaxError) -> JSON {
+        guard word.isJSON else { return .object(["id": .string(word.text)]) }
+        let page: JSON
+        do {
+            page = try JSON(parsing: word.text)
+        } catch {
+            throw SessionSyntaxError("page \(word.text) is not JSON: \(error)")
+        }
+        guard page["id"]?.string != nil else {
+            throw SessionSyntaxError("page \(word.text) needs a string \"id\"")
+        }
+        return page
+    }
+}
+
+/// What is wrong with a session line; the message is printed as is.
+struct SessionSyntaxError: Error, Equatable, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The words after a command's name, consumed option by option.
+private struct Arguments {
+    let command: String
+    var words: [SessionWords.Word]
+
+    init(command: String, words: [SessionWords.Word]) throws(SessionSyntaxError) {
+        self.command = command
+        self.words = words
+    }
+
+    /// Removes `--name` and says whether it was there.
+    mutating func flag(_ name: String) throws(SessionSyntaxError) -> Bool {
+        let before = words.count
+        words.removeAll { $0.isOption && $0.text == name }
+        return words.count < before
+    }
+
+    /// Removes `--name VALUE` (or `--name=VALUE`) and returns the value.
+    mutating func value(_ name: String) throws(SessionSyntaxError) -> String? {
+        for (index, word) in words.enumerated() where word.isOption {
+            if word.text.hasPrefix(name + "=") {
+                words.remove(at: index)
+                return String(word.text.dropFirst(name.count + 1))
+            }
+            if word.text == name {
+                guard index + 1 < words.count else { throw SessionSyntaxError("\(command): \(name) needs a value") }
+                let value = words[index + 1].text
+                words.removeSubrange(index...index + 1)
+                return value
+            }
+        }
+        return nil
+    }
+
+    /// What is left, once options are taken; a leftover option is unknown.
+    func positionals(usage: String) throws(SessionSyntaxError) -> [SessionWords.Word] {
+        if let option = words.first(where: \.isOption) {
+            throw SessionSyntaxError("\(command): unknown option \(option.text); usage: \(usage)")
+        }
+        return words
+    }
+
+    func finish(usage: String) throws(SessionSyntaxError) {
+        guard try positionals(usage: usage).isEmpty else { throw SessionSyntaxError("usage: \(usage)") }
+    }
+
+    func navigatorOnly(usage: String) throws(SessionSyntaxError) -> String {
+        let positionals = try positionals(usage: usage)
+        guard positionals.count == 1, !positionals[0].isJSON else { throw SessionSyntaxError("usage: \(usage)") }
+        return positionals[0].text
+    }
+
+    func navigatorAndPages(atLeast minimum: Int = 0, exactly: Int? = nil, usage: String)
+        throws(SessionSyntaxError) -> (String, [JSON])
+    {
+        let positionals = try positionals(usage: usage)
+        guard let navigator = positionals.first, !navigator.isJSON else { throw SessionSyntaxError("usage: \(usage)") }
+        let pageWords = positionals.dropFirst()
+        guard pageWords.count >= minimum, exactly.map({ pageWords.count == $0 }) ?? true else {
+            throw SessionSyntaxError("usage: \(usage)")
+        }
+        var pages: [JSON] = []
+        for word in pageWords { pages.append(try SessionCommand.page(word)) }
+        return (navigator.text, pages)
+    }
+}
+
+/// Splits a session line into words, shell-like but small: blanks separate words,
+/// `'…'` is literal, `"…"` knows `\"` and `\\`, `#` at a word's start ends the line,
+/// and a word starting with `{` runs to its matching `}` so JSON needs no quoting.
+enum SessionWords {
+    struct Word: Equatable {
+        var text: String
+        /// Unquoted and starting with `--`.
+        var isOption = false
+        /// An unquoted `{…}` object.
+        var isJSON = false
+    }
+
+    static func split(_ line: String) throws(SessionSyntaxError) -> [Word] {
+        var words: [Word] = []
+        var characters = Array(line)[...]
+        while true {
+            while let first = characters.first, first.isWhitespace { characters.removeFirst() }
+            guard let first = characters.first, first != "#" else { return words }
+            if first == "{" {
+                words.append(Word(text: try jsonObject(&characters), isJSON: true))
+                continue
+            }
+            var text = ""
+            var quoted = false
+            while let character = characters.first, !character.isWhitespace {
+                characters.removeFirst()
+                switch character {
+                case "'":
+                    quoted = true
+                    guard let end = characters.firstIndex(of: "'") else { throw SessionSyntaxError("unterminated '") }
+                    text += characters[..<end]
+                    characters = characters[(end + 1)...]
+                case "\"":
+                    quoted = true
+                    text += try doubleQuoted(&characters)
+                default:
+                    text.append(character)
+                }
+            }
+            words.append(Word(text: text, isOption: !quoted && text.hasPrefix("--")))
+        }
+    }
+
+    /// After an opening `"`: up to the closing one.
+    private static func doubleQuoted(_ characters: inout ArraySlice<Character>) throws(SessionSyntaxError) -> String {
+        var text = ""
+        while let character = characters.popFirst() {
+            switch character {
+            case "\"": return text
+            case "\\":
+                guard let next = characters.popFirst() else { break }
+                if next != "\"" && next != "\\" { text.append("\\") }
+                text.append(next)
+            default: text.append(character)
+            }
+        }
+        throw SessionSyntaxError("unterminated \"")
+    }
+
+    /// From `{` to the matching `}`, skipping braces inside JSON strings.
+    private static func jsonObject(_ characters: inout ArraySlice<Character>) throws(SessionSyntaxError) -> String {
+        var text = ""
+        var depth = 0
+        var inString = false
+        var escaped = false
+        while let character = characters.popFirst() {
+            text.append(character)
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                continue
+            }
+            switch character {
+            case "\"": inString = true
+            case "{", "[": depth += 1
+            case "}", "]":
+                depth -= 1
+                if depth == 0 { return text }
+            default: break
+            }
+        }
+        throw SessionSyntaxError("unterminated JSON object \(text)")
+    }
+}

@@ -1,0 +1,386 @@
+import Logging
+import PopGestureCore
+@testable import PopGestureDaemon
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private let path = "/etc/popgestured/popgestured.conf"
+
+/// Every key set away from its default, with the comments, blank lines, odd
+/// spacing and Windows line ending a hand-edited file has.
+private let everyKey = """
+    # popgestured configuration
+    mode = edge
+    edge-width-mm = 6.5
+
+      decision-distance-mm=3
+    max-angle-degrees =  45
+    commit-progress = 0.5\r
+    fling-velocity-mm-per-s = 250
+    layout = rtl
+    transition-timeout-ms = 750
+    rotation = 270
+    touchpads = off
+    socket = /run/popgestured/other#1.sock
+    log-level = debug
+    """
+
+@Suite struct ConfigurationDefaultsTests {
+    @Test func defaultsAreTheCoreDefaults() {
+        let configuration = Configuration()
+        #expect(configuration.gesture == GestureSettings())
+        #expect(configuration.defaultLayout == NavigationState().defaultLayout)
+        #expect(configuration.transitionTimeout == NavigationState().transitionTimeout)
+        #expect(configuration.rotation == DeviceConfiguration().rotation)
+        #expect(configuration.touchpads.panSource == PanSettings.defaults(for: .touchpad).source)
+        #expect(configuration.touchpads == .twoFinger)
+        #expect(configuration.socketPath == "/run/popgestured/popgestured.sock")
+        #expect(configuration.logLevel == .info)
+    }
+
+    @Test func anEmptyFileGivesTheDefaults() throws {
+        #expect(try Configuration.parse("", path: path) == Configuration())
+        #expect(try Configuration.parse("# nothing\n\n   \n", path: path) == Configuration())
+    }
+
+    @Test func missingDefaultFileGivesTheDefaults() throws {
+        let configuration = try Configuration.load(
+            file: nil, defaultPath: "/nonexistent/popgestured.conf", overrides: .init())
+        #expect(configuration == Configuration())
+    }
+
+    @Test func theDefaultFileIsRead() throws {
+        let file = try TemporaryFile("commit-progress = 0.6\n")
+        defer { file.remove() }
+        let configuration = try Configuration.load(file: nil, defaultPath: file.path, overrides: .init())
+        #expect(configuration.gesture.commitProgress == 0.6)
+    }
+
+    @Test func missingExplicitFileIsAnError() {
+        let error = #expect(throws: ConfigurationError.self) {
+            try Configuration.load(file: "/nonexistent/popgestured.conf")
+        }
+        #expect(error?.code == .missingFile)
+        #expect(error?.path == "/nonexistent/popgestured.conf")
+        #expect(error?.description == "/nonexistent/popgestured.conf: no such file")
+    }
+
+    @Test func anUnreadableFileIsAnErrorEvenAsTheDefault() {
+        // A directory opens but does not read: the same path as a permission problem.
+        let error = #expect(throws: ConfigurationError.self) {
+            try Configuration.load(file: nil, defaultPath: "/tmp", overrides: .init())
+        }
+        #expect(error?.code == .unreadableFile)
+        #expect(error?.description.hasPrefix("/tmp: cannot read: ") == true)
+    }
+}
+
+@Suite struct ConfigurationParsingTests {
+    @Test func everyKeyIsRead() throws {
+        let configuration = try Configuration.parse(everyKey, path: path)
+        #expect(configuration.gesture.mode == .edge)
+        #expect(configuration.gesture.edgeWidthMillimetres == 6.5)
+        #expect(configuration.gesture.decisionDistanceMillimetres == 3)
+        #expect(configuration.gesture.maxAngleDegrees == 45)
+        #expect(configuration.gesture.commitProgress == 0.5)
+        #expect(configuration.gesture.flingVelocityMillimetresPerSecond == 250)
+        #expect(configuration.defaultLayout == .rightToLeft)
+        #expect(configuration.transitionTimeout == .milliseconds(750))
+        #expect(configuration.rotation == .clockwise270)
+        #expect(configuration.touchpads == .off)
+        #expect(configuration.socketPath == "/run/popgestured/other#1.sock")
+        #expect(configuration.logLevel == .debug)
+        // The sample really covers every key: none is left at its default.
+        #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
+    }
+
+    @Test(arguments: [
+        ("mode", "fullscreen"), ("mode", "edge"), ("layout", "ltr"), ("layout", "rtl"),
+        ("rotation", "0"), ("rotation", "90"), ("rotation", "180"), ("rotation", "270"),
+        ("touchpads", "off"), ("touchpads", "two-finger"), ("touchpads", "one-finger"),
+        ("log-level", "trace"), ("log-level", "notice"), ("log-level", "critical"),
+        ("commit-progress", "0"), ("commit-progress", "1"), ("max-angle-degrees", "90"),
+        ("transition-timeout-ms", "0"), ("transition-timeout-ms", "60000"), ("edge-width-mm", "1e1"),
+    ])
+    func everyAllowedValueIsTaken(key: String, value: String) throws {
+        let configuration = try Configuration.parse("\(key) = \(value)", path: path)
+        let parsedKey = try #require(Configuration.Key(rawValue: key))
+        #expect(try Configuration.parse("\(key) = \(configuration.value(of: parsedKey))", path: path) == configuration)
+    }
+
+    @Test func aValueRunsFromTheFirstEqualsSignToTheEndOfTheLine() throws {
+        let configuration = try Configuration.parse("socket = /run/a=b # c.sock  ", path: path)
+        #expect(configuration.socketPath == "/run/a=b # c.sock")
+    }
+
+    @Test func theFileContentsParseBackToTheSameConfiguration() throws {
+        let configuration = try Configuration.parse(everyKey, path: path)
+        #expect(try Configuration.parse(configuration.fileContents, path: path) == configuration)
+        #expect(try Configuration.parse(Configuration().fileContents, path: path) == Configuration())
+    }
+
+    @Test func aRealFileIsRead() throws {
+        let file = try TemporaryFile(everyKey)
+        defer { file.remove() }
+        #expect(try Configuration.load(file: file.path) == Configuration.parse(everyKey, path: path))
+    }
+}
+
+@Suite struct ConfigurationErrorTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        let text: String
+        let code: ConfigurationError.Code
+        let line: Int
+        let key: String?
+        let description: String
+        var testDescription: String { description }
+    }
+
+    static let cases: [Case] = [
+        Case(text: "# comment\nmode = edge\n\n\n\n\ncommit-progress = lots", code: .invalidValue, line: 7,
+             key: "commit-progress",
+             description: #"\#(path):7: commit-progress: expected a number between 0 and 1, got "lots""#),
+        Case(text: "commit-progress = 1.5", code: .invalidValue, line: 1, key: "commit-progress",
+             description: #"\#(path):1: commit-progress: expected a number between 0 and 1, got "1.5""#),
+        Case(text: "\nmax-angle-degrees = 120", code: .invalidValue, line: 2, key: "max-angle-degrees",
+             description: #"\#(path):2: max-angle-degrees: expected a number of degrees above 0 and at most 90, got "120""#),
+        Case(text: "edge-width-mm = 0", code: .invalidValue, line: 1, key: "edge-width-mm",
+             description: #"\#(path):1: edge-width-mm: expected a number of millimetres above 0, got "0""#),
+        Case(text: "decision-distance-mm = nan", code: .invalidValue, line: 1, key: "decision-distance-mm",
+             description: #"\#(path):1: decision-distance-mm: expected a number of millimetres above 0, got "nan""#),
+        Case(text: "fling-velocity-mm-per-s = fast", code: .invalidValue, line: 1, key: "fling-velocity-mm-per-s",
+             description: #"\#(path):1: fling-velocity-mm-per-s: expected a number of millimetres per second above 0, got "fast""#),
+        Case(text: "transition-timeout-ms = 1.5", code: .invalidValue, line: 1, key: "transition-timeout-ms",
+             description: #"\#(path):1: transition-timeout-ms: expected a whole number of milliseconds between 0 and 60000, got "1.5""#),
+        Case(text: "rotation = 45", code: .invalidValue, line: 1, key: "rotation",
+             description: #"\#(path):1: rotation: expected 0, 90, 180 or 270, got "45""#),
+        Case(text: "rotation = -90", code: .invalidValue, line: 1, key: "rotation",
+             description: #"\#(path):1: rotation: expected 0, 90, 180 or 270, got "-90""#),
+        Case(text: "mode = Edge", code: .invalidValue, line: 1, key: "mode",
+             description: #"\#(path):1: mode: expected fullscreen or edge, got "Edge""#),
+        Case(text: "layout =", code: .invalidValue, line: 1, key: "layout",
+             description: #"\#(path):1: layout: expected ltr or rtl, got """#),
+        Case(text: "touchpads = two-fingers", code: .invalidValue, line: 1, key: "touchpads",
+             description: #"\#(path):1: touchpads: expected off, two-finger or one-finger, got "two-fingers""#),
+        Case(text: "socket = run/popgestured.sock", code: .invalidValue, line: 1, key: "socket",
+             description: #"\#(path):1: socket: expected an absolute path of at most 107 bytes, got "run/popgestured.sock""#),
+        Case(text: "log-level = verbose", code: .invalidValue, line: 1, key: "log-level",
+             description: #"\#(path):1: log-level: expected trace, debug, info, notice, warning, error or critical, got "verbose""#),
+        Case(text: "commit-progress = 0.4 # a bit easier", code: .invalidValue, line: 1, key: "commit-progress",
+             description: #"\#(path):1: commit-progress: expected a number between 0 and 1, got "0.4 # a bit easier" (comments must be on a line of their own)"#),
+        Case(text: "mode = edge\nedge-width = 6", code: .unknownKey, line: 2, key: "edge-width",
+             description: "\(path):2: edge-width: unknown key (did you mean edge-width-mm?)"),
+        Case(text: "log_level = debug", code: .unknownKey, line: 1, key: "log_level",
+             description: "\(path):1: log_level: unknown key (did you mean log-level?)"),
+        Case(text: "colour = blue", code: .unknownKey, line: 1, key: "colour",
+             description: "\(path):1: colour: unknown key"),
+        Case(text: "mode = edge\n# again\nmode = fullscreen", code: .duplicateKey, line: 3, key: "mode",
+             description: "\(path):3: mode: set again; first set on line 1"),
+        Case(text: "mode = edge\ncommit-progress 0.3", code: .notKeyValue, line: 2, key: "commit-progress",
+             description: #"\#(path):2: commit-progress: expected "key = value", got "commit-progress 0.3""#),
+        Case(text: "[gesture]", code: .notKeyValue, line: 1, key: "[gesture]",
+             description: #"\#(path):1: [gesture]: expected "key = value", got "[gesture]""#),
+        Case(text: "mode = edge\r\nrotation = 45\r\n", code: .invalidValue, line: 2, key: "rotation",
+             description: #"\#(path):2: rotation: expected 0, 90, 180 or 270, got "45""#),
+        Case(text: "= 0.3", code: .notKeyValue, line: 1, key: nil,
+             description: #"\#(path):1: expected "key = value", got "= 0.3""#),
+    ]
+
+    @Test(arguments: cases)
+    func errorsNameTheFileLineAndKey(_ testCase: Case) {
+        let error = #expect(throws: ConfigurationError.self) {
+            try Configuration.parse(testCase.text, path: path)
+        }
+        #expect(error?.code == testCase.code)
+        #expect(error?.path == path)
+        #expect(error?.line == testCase.line)
+        #expect(error?.key == testCase.key)
+        #expect(error?.description == testCase.description)
+    }
+
+    @Test func anErrorInARealFileNamesThatFile() throws {
+        let file = try TemporaryFile("mode = edge\nrotation = 45\n")
+        defer { file.remove() }
+        let error = #expect(throws: ConfigurationError.self) { try Configuration.load(file: file.path) }
+        #expect(error?.description == #"\#(file.path):2: rotation: expected 0, 90, 180 or 270, got "45""#)
+    }
+}
+
+@Suite struct ConfigurationOverrideTests {
+    @Test func overridesBeatTheFile() throws {
+        let file = try TemporaryFile("commit-progress = 0.5\nmode = edge\nrotation = 90\n")
+        defer { file.remove() }
+        let configuration = try Configuration.load(
+            file: file.path, overrides: ConfigurationOverrides(commitProgress: 0.4, rotation: 180))
+        #expect(configuration.gesture.commitProgress == 0.4)
+        #expect(configuration.rotation == .upsideDown)
+        #expect(configuration.gesture.mode == .edge)  // not overridden: the file's
+        #expect(configuration.gesture.maxAngleDegrees == GestureSettings().maxAngleDegrees)  // in neither
+    }
+
+    @Test func everyOverrideIsApplied() throws {
+        let overrides = ConfigurationOverrides(
+            mode: .edge, edgeWidthMillimetres: 7, decisionDistanceMillimetres: 5, maxAngleDegrees: 20,
+            commitProgress: 0.6, flingVelocityMillimetresPerSecond: 300, layout: .rightToLeft,
+            transitionTimeoutMilliseconds: 500, rotation: 90, touchpads: .oneFinger,
+            socketPath: "/tmp/pg.sock", logLevel: .trace)
+        let configuration = try Configuration.parse("", path: path, overrides: overrides)
+        #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
+        #expect(configuration.transitionTimeout == .milliseconds(500))
+        #expect(configuration.socketPath == "/tmp/pg.sock")
+        #expect(configuration.touchpads == .oneFinger)
+    }
+
+    @Test func aBadOverrideIsRefusedWithTheFilesWords() {
+        let error = #expect(throws: ConfigurationError.self) {
+            try Configuration.parse("", path: path, overrides: ConfigurationOverrides(commitProgress: 2))
+        }
+        #expect(error?.origin == .commandLine)
+        #expect(error?.key == "commit-progress")
+        #expect(error?.description == #"command line: --commit-progress: expected a number between 0 and 1, got "2.0""#)
+
+        let rotation = #expect(throws: ConfigurationError.self) {
+            try Configuration.parse("", path: path, overrides: ConfigurationOverrides(rotation: 45))
+        }
+        #expect(rotation?.description == #"command line: --rotation: expected 0, 90, 180 or 270, got "45""#)
+    }
+
+    @Test func anOverrideDoesNotExcuseABadFile() {
+        let error = #expect(throws: ConfigurationError.self) {
+            try Configuration.parse("commit-progress = lots", path: path, overrides: ConfigurationOverrides(commitProgress: 0.4))
+        }
+        #expect(error?.line == 1)
+    }
+}
+
+@Suite struct ConfigurationReloadTests {
+    @Test func aGoodReloadReplacesAndNamesWhatChanged() throws {
+        let file = try TemporaryFile("commit-progress = 0.5\n")
+        defer { file.remove() }
+        var configuration = try Configuration.load(file: file.path)
+        try file.write("commit-progress = 0.5\nlayout = rtl\nsocket = /tmp/other.sock\n")
+        let result = configuration.reload(file: file.path)
+        #expect(try result.get() == [.layout, .socket])
+        #expect(configuration.defaultLayout == .rightToLeft)
+    }
+
+    @Test func aBadReloadKeepsTheOldConfiguration() throws {
+        let file = try TemporaryFile("commit-progress = 0.5\n")
+        defer { file.remove() }
+        var configuration = try Configuration.load(file: file.path)
+        let before = configuration
+        try file.write("commit-progress = 0.5\nmode = sideways\n")
+        guard case .failure(let error) = configuration.reload(file: file.path) else {
+            Issue.record("a bad file reloaded")
+            return
+        }
+        #expect(error.line == 2)
+        #expect(error.key == "mode")
+        #expect(configuration == before)
+    }
+
+    @Test func overridesStillWinAfterAReload() throws {
+        let file = try TemporaryFile("commit-progress = 0.5\n")
+        defer { file.remove() }
+        let overrides = ConfigurationOverrides(commitProgress: 0.4)
+        var configuration = try Configuration.load(file: file.path, overrides: overrides)
+        try file.write("commit-progress = 0.7\nmode = edge\n")
+        #expect(try configuration.reload(file: file.path, overrides: overrides).get() == [.mode])
+        #expect(configuration.gesture.commitProgress == 0.4)
+    }
+}
+
+@Suite struct ConfigurationMappingTests {
+    @Test func touchscreensGetTheRotation() throws {
+        var configuration = Configuration()
+        configuration.rotation = .clockwise90
+        let calibration = CalibrationMatrix(0, 1, 0, 1, 0, 0)
+        let device = try #require(configuration.deviceConfiguration(for: .touchscreen, calibration: calibration))
+        #expect(device.rotation == .clockwise90)
+        #expect(device.calibration == calibration)
+        #expect(device.pan == nil)  // the engine's one-finger default
+    }
+
+    @Test(arguments: [(TouchpadMode.off, PanSource?.none), (.twoFinger, .twoFingerCentroid), (.oneFinger, .oneFinger)])
+    func touchpadsFollowTheirSetting(mode: TouchpadMode, source: PanSource?) {
+        var configuration = Configuration()
+        configuration.touchpads = mode
+        let device = configuration.deviceConfiguration(for: .touchpad)
+        #expect((device == nil) == (mode == .off))
+        #expect(device?.pan?.source == source)
+    }
+
+    @Test func applyingSetsTheEngine() throws {
+        let configuration = try Configuration.parse(everyKey, path: path)
+        var engine = GestureEngine()
+        configuration.apply(to: &engine)
+        #expect(engine.settings == configuration.gesture)
+        #expect(engine.transitionTimeout == .milliseconds(750))
+        #expect(engine.defaultLayout == .rightToLeft)
+    }
+}
+
+/// A file under /tmp; `defer { file.remove() }` after making one.
+private struct TemporaryFile {
+    let path: String
+
+    init(_ text: String) throws {
+        var template = Array("/tmp/popgestured-config-XXXXXX".utf8CString)
+        let fd = mkstemp(&template)
+        guard fd >= 0 else { throw SystemCallError(errno) }
+        close(fd)
+        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        try write(text)
+    }
+
+    func write(_ text: String) throws {
+        guard let file = fopen(path, "w") else { throw SystemCallError(errno) }
+        defer { fclose(file) }
+        fputs(text, file)
+    }
+
+    func remove() { unlink(path) }
+}
+
+private struct SystemCallError: Error, CustomStringConvertible {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
+    var description: String { String(cString: strerror(code)) }
+}
+
+/// docs/CONFIGURATION.md stays true: its sample file is the defaults, and its
+/// table lists exactly the keys there are.
+@Suite struct ConfigurationDocumentationTests {
+    static let documentPath = String(#filePath.dropLast("Tests/PopGestureDaemonTests/ConfigurationTests.swift".count))
+        + "docs/CONFIGURATION.md"
+
+    static func document() throws -> String {
+        guard let file = fopen(documentPath, "r") else { throw SystemCallError(errno) }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while case let count = fread(&buffer, 1, buffer.count, file), count > 0 {
+            bytes += buffer[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func theSampleFileIsTheDefaults() throws {
+        let text = try Self.document()
+        let sample = try #require(text.firstRange(of: "```ini\n").map { text[$0.upperBound...] })
+        let end = try #require(sample.firstRange(of: "```"))
+        #expect(try Configuration.parse(String(sample[..<end.lowerBound]), path: "sample") == Configuration())
+    }
+
+    @Test func theTableListsEveryKey() throws {
+        let text = try Self.document()
+        let section = try #require(text.firstRange(of: "\n## Keys\n").map { text[$0.upperBound...] })
+        let keys = section.prefix { $0 != "#" }.split(separator: "\n")
+            .filter { $0.hasPrefix("| `") }
+            .compactMap { line in line.dropFirst(3).split(separator: "`").first.map(String.init) }
+        #expect(Set(keys) == Set(Configuration.Key.allCases.map(\.rawValue)))
+    }
+}

@@ -1,0 +1,93 @@
+import PopGestureCore
+@testable import PopGestureInput
+import Testing
+
+/// The property mapping without udev, then real libudev on this host.
+@Suite struct UdevInputMonitorTests {
+    static let parent = ["NAME": "\"Wacom HID 5256 Finger\"", "PRODUCT": "18/56a/5256/110"]
+    static let touchscreen = ["ID_INPUT": "1", "ID_INPUT_TOUCHSCREEN": "1", "DEVNAME": "/dev/input/event5"]
+
+    static func info(
+        devnode: String? = "/dev/input/event5", _ properties: [String: String],
+        parent: [String: String] = parent
+    ) -> InputDeviceInfo? {
+        InputDeviceInfo(
+            devnode: devnode, syspath: "/sys/devices/platform/i2c/input/input7/event5",
+            properties: properties, parentProperties: parent)
+    }
+
+    @Test func aTouchscreen() throws {
+        let info = try #require(Self.info(Self.touchscreen))
+        #expect(info == InputDeviceInfo(
+            devnode: "/dev/input/event5", syspath: "/sys/devices/platform/i2c/input/input7/event5",
+            name: "Wacom HID 5256 Finger", kind: .touchscreen))
+    }
+
+    @Test func aTouchpad() {
+        let info = Self.info(["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1", "ID_INPUT_MOUSE": "1"])
+        #expect(info?.kind == .touchpad)
+    }
+
+    @Test func bothTagsMakeATouchpadAsInLibinput() {
+        let info = Self.info(["ID_INPUT_TOUCHPAD": "1", "ID_INPUT_TOUCHSCREEN": "1"])
+        #expect(info?.kind == .touchpad)
+    }
+
+    @Test(arguments: [
+        ["ID_INPUT": "1", "ID_INPUT_KEYBOARD": "1"],
+        ["ID_INPUT": "1", "ID_INPUT_MOUSE": "1"],
+        ["ID_INPUT": "1", "ID_INPUT_TABLET": "1"],
+        ["ID_INPUT_TOUCHSCREEN": "0"],
+        [:],
+    ])
+    func neitherIsSkipped(properties: [String: String]) {
+        #expect(Self.info(properties) == nil)
+    }
+
+    @Test(arguments: ["/dev/input/mouse2", "/dev/input/js0", "/dev/input/by-path/x-event", nil])
+    func onlyEventNodesCount(devnode: String?) {
+        #expect(Self.info(devnode: devnode, Self.touchscreen) == nil)
+    }
+
+    @Test func theCalibrationTextIsPassedOnUnparsed() {
+        var properties = Self.touchscreen
+        properties["LIBINPUT_CALIBRATION_MATRIX"] = "0 1 0 -1 0 1"
+        #expect(Self.info(properties)?.calibration == "0 1 0 -1 0 1")
+        #expect(Self.info(Self.touchscreen)?.calibration == nil)
+    }
+
+    @Test func theSizeNeedsBothPositiveMillimetres() {
+        func size(_ width: String?, _ height: String?) -> PhysicalSize? {
+            var properties = Self.touchscreen
+            properties["ID_INPUT_WIDTH_MM"] = width
+            properties["ID_INPUT_HEIGHT_MM"] = height
+            return Self.info(properties)?.size
+        }
+        #expect(size("256", "160") == PhysicalSize(width: 256, height: 160))
+        #expect(size("256", nil) == nil)
+        #expect(size(nil, "160") == nil)
+        #expect(size("0", "160") == nil)
+        #expect(size("wide", "160") == nil)
+    }
+
+    @Test func theNameFallsBackToTheDevnode() {
+        #expect(Self.info(Self.touchscreen, parent: ["NAME": "Goodix Capacitive TouchScreen"])?.name
+            == "Goodix Capacitive TouchScreen")
+        #expect(Self.info(Self.touchscreen, parent: [:])?.name == "/dev/input/event5")
+    }
+
+    // MARK: - Real libudev
+
+    @Test func theMonitorOpensAndEnumeratesOnThisHost() throws {
+        let monitor = try UdevInputMonitor()
+        #expect(monitor.fileDescriptor >= 0)
+        // Whatever this host has, every entry must be a touch device's event node.
+        for info in monitor.enumerate() {
+            #expect(InputDeviceInfo.isEventNode(info.devnode))
+        }
+        #expect(monitor.receive().allSatisfy { change in
+            if case .removed(let devnode) = change { return InputDeviceInfo.isEventNode(devnode) }
+            return true
+        })
+    }
+}

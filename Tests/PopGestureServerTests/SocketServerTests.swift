@@ -1,0 +1,255 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NIOCore
+import NIOPosix
+import PopGestureCore
+@testable import PopGestureServer
+import Testing
+
+/// A logger that writes nothing, so test output stays readable.
+let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+
+/// A real server on a real Unix socket in a temporary directory, on a one-thread loop.
+struct RunningServer {
+    let server: SocketServer
+    let path: String
+
+    /// Starts a server, runs `body` and always shuts everything down.
+    static func with(
+        clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
+        _ body: (RunningServer) async throws -> Void
+    ) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let directory = try temporarySocketDirectory()
+        let path = directory + "/popgestured.sock"
+        do {
+            let server = try await SocketServer.start(
+                listening: .path(path), group: group, clock: clock, logger: quietLogger)
+            do {
+                try await body(RunningServer(server: server, path: path))
+            } catch {
+                await server.shutdown()
+                throw error
+            }
+            await server.shutdown()
+        } catch {
+            try? await group.shutdownGracefully()
+            rmdir(directory)
+            throw error
+        }
+        try await group.shutdownGracefully()
+        rmdir(directory)
+    }
+
+    func connect() throws -> TestClient { try TestClient(path: path) }
+}
+
+/// Polls `condition` every 20 ms, for at most `seconds`: a guard against hangs, not a timing assertion.
+func eventually(seconds: Double = 30, _ condition: () throws -> Bool) async throws -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    return try condition()
+}
+
+@Suite("SocketServer over a real Unix socket", .serialized)
+struct SocketServerTests {
+    @Test("hello, create, push and stack round trip; the socket is 0666")
+    func roundTrip() async throws {
+        try await RunningServer.with { running in
+            var info = stat()
+            #expect(stat(running.path, &info) == 0)
+            #expect(info.st_mode & 0o777 == 0o666)
+
+            let client = try running.connect()
+            let hello = try client.request(#"{"type":"hello","version":1,"name":"files","id":1}"#)
+            #expect(hello["type"] as? String == "hello")
+            #expect(hello["server"] as? String == "popgestured")
+            #expect(hello["id"] as? Int == 1)
+            let number = try #require(hello["client"] as? Int)
+
+            let created = try client.request(#"{"type":"create","navigator":"main","pages":[{"id":"root"}],"id":"c"}"#)
+            #expect(created["type"] as? String == "ok")
+            #expect(created["request"] as? String == "create")
+            #expect(created["id"] as? String == "c")
+            #expect(try client.readLine() == #"{"type":"bar","navigator":"main","page":"root","hidden":false}"#)
+
+            #expect(try client.request(#"{"type":"push","navigator":"main","page":{"id":"detail","prefersBarHidden":true}}"#)["type"] as? String == "ok")
+            #expect(try client.readLine() == #"{"type":"bar","navigator":"main","page":"detail","hidden":true}"#)
+
+            let stack = try client.request(#"{"type":"stack","navigator":"main"}"#)
+            #expect(stack["pages"] as? [String] == ["root", "detail"])
+            #expect(stack["owner"] as? Int == number)
+            #expect(stack["front"] as? Bool == true)
+        }
+    }
+
+    @Test("a client sending garbage, over-long lines and unknown types does not disturb another")
+    func misbehavingClient() async throws {
+        try await RunningServer.with { running in
+            let good = try running.connect()
+            try good.hello(name: "good")
+            #expect(try good.request(#"{"type":"create","navigator":"main","pages":[{"id":"root"}]}"#)["type"] as? String == "ok")
+            _ = try good.readLine()  // bar
+
+            let bad = try running.connect()
+            #expect(try bad.request("this is not json")["code"] as? String == "malformed-json")
+            try bad.hello(name: "bad")
+            #expect(try bad.request("[1,2,3]")["code"] as? String == "not-an-object")
+            #expect(try bad.request(#"{"type":"teleport"}"#)["code"] as? String == "unknown-type")
+            #expect(try bad.request(#"{"type":"pop","navigator":"main"}"#)["code"] as? String == "not-owner")
+
+            // 100 KiB with no newline, then the newline in a later write: one error, then business as usual.
+            bad.send(bytes: Array(repeating: UInt8(ascii: "x"), count: 100 * 1024))
+            let tooLong = try bad.readObject()
+            #expect(tooLong["code"] as? String == "line-too-long")
+            bad.send(bytes: Array(repeating: UInt8(ascii: "y"), count: 10 * 1024) + [UInt8(ascii: "\n")])
+            #expect(try bad.request(#"{"type":"status","id":2}"#)["id"] as? Int == 2)
+
+            // The good client sees only its own replies, and its navigator is intact.
+            let stack = try good.request(#"{"type":"stack","navigator":"main"}"#)
+            #expect(stack["type"] as? String == "stack")
+            #expect(stack["pages"] as? [String] == ["root"])
+        }
+    }
+
+    @Test("a client that stops reading is disconnected; the daemon keeps serving the others")
+    func slowClientIsDisconnected() async throws {
+        try await RunningServer.with { running in
+            let good = try running.connect()
+            let goodNumber = try good.hello(name: "good")
+            let stalled = try running.connect()
+            let stalledNumber = try stalled.hello(name: "stalled")
+
+            // Each status reply is ~200 bytes: 20000 of them are several MiB, far past
+            // the 1 MiB limit plus what the kernel's socket buffer holds.
+            let requests = Array(String(repeating: #"{"type":"status"}"# + "\n", count: 20_000).utf8)
+            stalled.send(bytes: requests)  // false once the server has hung up; fine
+
+            func clients() throws -> [Int] {
+                let status = try good.request(#"{"type":"status"}"#)
+                return (status["clients"] as? [[String: Any]] ?? []).compactMap { $0["client"] as? Int }
+            }
+            #expect(try await eventually { try !clients().contains(stalledNumber) })
+            #expect(try clients() == [goodNumber])
+            #expect(stalled.readsToEnd())
+
+            // Still serving: a new client and the old one.
+            let late = try running.connect()
+            try late.hello(name: "late")
+            #expect(try good.request(#"{"type":"create","navigator":"n","pages":[{"id":"r"}]}"#)["type"] as? String == "ok")
+        }
+    }
+
+    @Test("status shows the peer credentials of the connecting process")
+    func peerCredentials() async throws {
+        try await RunningServer.with { running in
+            let client = try running.connect()
+            let number = try client.hello(name: "me")
+            let status = try client.request(#"{"type":"status"}"#)
+            let clients = try #require(status["clients"] as? [[String: Any]])
+            let me = try #require(clients.first { $0["client"] as? Int == number })
+            #expect(me["pid"] as? Int == Int(getpid()))
+            #expect(me["uid"] as? Int == Int(getuid()))
+            #expect(me["gid"] as? Int == Int(getgid()))
+            #expect(me["name"] as? String == "me")
+        }
+    }
+
+    @Test("a swipe fed from another thread reaches the owner as a back; observers see it too")
+    func swipeOverTheSocket() async throws {
+        // Requests carry the script's clock, as live requests carry the evdev clock.
+        try await RunningServer.with(clock: { Fixtures.start }) { running in
+            let owner = try running.connect()
+            try owner.hello(name: "owner")
+            _ = try owner.request(#"{"type":"create","navigator":"main","pages":[{"id":"root"},{"id":"detail"}]}"#)
+            _ = try owner.readLine()  // bar
+            let observer = try running.connect()
+            try observer.hello(name: "observer")
+            #expect(try observer.request(#"{"type":"subscribe"}"#)["type"] as? String == "ok")
+
+            let device = try await running.server.addDevice(
+                key: 3, path: "/dev/input/event3", name: "Fixture Touchscreen", kind: .touchscreen,
+                description: Fixtures.touchscreen
+            ).get()
+            #expect(device == DeviceID(0))
+            for frame in Fixtures.frames(Fixtures.backSwipe().events) {
+                running.server.feed(key: 3, events: frame)
+            }
+
+            func typesUntilBar(_ client: TestClient) throws -> [String] {
+                var types: [String] = []
+                while types.last != "bar" {
+                    let type = try client.readObject()["type"] as? String ?? "?"
+                    if type != "pop-progress" || types.last != type { types.append(type) }
+                }
+                return types
+            }
+            #expect(try typesUntilBar(owner) == ["pop-began", "pop-progress", "pop-finished", "back", "bar"])
+            #expect(try typesUntilBar(observer) == ["pop-began", "pop-progress", "pop-finished", "back", "bar"])
+            #expect(try owner.request(#"{"type":"stack","navigator":"main"}"#)["pages"] as? [String] == ["root"])
+
+            try await running.server.removeDevice(key: 3).get()
+            let status = try observer.request(#"{"type":"status"}"#)
+            #expect((status["devices"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("shutdown closes clients and removes the socket file")
+    func shutdown() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let directory = try temporarySocketDirectory()
+        let path = directory + "/popgestured.sock"
+        let server = try await SocketServer.start(listening: .path(path), group: group, logger: quietLogger)
+        let client = try TestClient(path: path)
+        try client.hello()
+        await server.shutdown()
+        #expect(client.readsToEnd())
+        #expect(access(path, F_OK) != 0)
+        await server.shutdown()  // twice is harmless
+        try await group.shutdownGracefully()
+        rmdir(directory)
+    }
+
+    @Test("an inherited listening socket, as systemd passes it, is served")
+    func inheritedDescriptor() async throws {
+        let directory = try temporarySocketDirectory()
+        let path = directory + "/activated.sock"
+        let descriptor = try Self.listeningSocket(at: path)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let server = try await SocketServer.start(
+            listening: .inheritedDescriptor(descriptor), group: group, logger: quietLogger)
+        let client = try TestClient(path: path)
+        #expect(try client.hello() > 0)
+        await server.shutdown()
+        // The unit owns an activated socket's file.
+        #expect(access(path, F_OK) == 0)
+        try await group.shutdownGracefully()
+        unlink(path)
+        rmdir(directory)
+    }
+
+    /// What systemd does for a `ListenStream=` unit: socket, bind, listen.
+    static func listeningSocket(at path: String) throws -> CInt {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: Array(path.utf8))
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 16) == 0 else {
+            throw TestClient.Failure(description: "listening socket: errno \(errno)")
+        }
+        return fd
+    }
+}

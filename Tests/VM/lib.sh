@@ -1,0 +1,287 @@
+# Helpers for the VM scenarios (Tests/VM/scenarios/*.sh) and the measurement.
+# Sourced inside the VM, as root, by a scenario that guest.sh runs with:
+#   REPO       the checkout (read-only in the VM)
+#   LOGDIR     the writable log folder shared with the host
+#   WORK       this scenario's own folder under LOGDIR (its logs and outputs)
+#   RECORDINGS the real recordings (../shared/recordings)
+#   FIXTURES   generated evemu files (Tests/VM/run writes them before booting)
+# A scenario fails by exiting non-zero; `fail` says why in a line starting "FAIL:",
+# which guest.sh shows as the reason.
+set -euo pipefail
+
+: "${REPO:?REPO is not set: run scenarios through Tests/VM/run}"
+: "${LOGDIR:?}" "${WORK:?}" "${RECORDINGS:?}" "${FIXTURES:?}"
+VM_DIR="$REPO/Tests/VM"
+POPGESTURED="${POPGESTURED:-$REPO/.build/debug/popgestured}"
+POPGESTURECTL="${POPGESTURECTL:-$REPO/.build/debug/popgesturectl}"
+SOCK="${SOCK:-/run/popgestured/popgestured.sock}"
+export POPGESTURED_SOCKET="$SOCK"
+mkdir -p "$WORK"
+cd "$WORK"
+# FIFOs and such live on the VM's own tmpfs, not on the 9p log folder.
+RUNDIR=$(mktemp -d /run/vmtest.XXXXXX)
+
+# ---------------------------------------------------------------- basics
+
+# Seconds since boot: one clock for every log line in the VM.
+log() { printf '[%9s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$*" >&2; }
+fail() { log "FAIL: $*"; exit 1; }
+# A command failing where nobody checks it is a failure too; say which one.
+trap 'log "FAIL: unexpected exit status $? at ${BASH_SOURCE[0]##*/}:$LINENO: $BASH_COMMAND"' ERR
+
+now_us() { echo "${EPOCHREALTIME/./}"; }
+
+# alive PID: running, and not a zombie waiting for this shell to reap it.
+alive() { [ -e "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+not_alive() { ! alive "$1"; }
+
+# wait_for SECONDS WHAT CMD...: runs CMD every 0.2 s until it succeeds; fails
+# naming WHAT after SECONDS. TCG is slow and the machine is shared: be generous.
+wait_for() {
+    local secs=$1 what=$2; shift 2
+    try_wait "$secs" "$@" || fail "timed out after ${secs}s waiting for $what"
+}
+# try_wait SECONDS CMD...: the same, but returns 1 instead of failing.
+try_wait() {
+    local deadline=$(( $(now_us) + $1 * 1000000 )); shift
+    until "$@"; do
+        (( $(now_us) < deadline )) || return 1
+        sleep 0.2
+    done
+}
+
+need_file() { [ -e "$1" ] || fail "$2 is missing: $1"; }
+need_exec() { [ -x "$1" ] || fail "$2 is missing or not executable: $1"; }
+need_daemon() {
+    need_exec "$POPGESTURED" "the daemon binary (Tests/VM/run builds it with 'swift build')"
+}
+
+# Every background process a scenario starts is recorded, and stopped when it
+# exits (guest.sh also kills the scenario's whole process group afterwards).
+BG_PIDS=()
+cleanup() {
+    local pid
+    for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    sleep 0.2
+    for pid in "${BG_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+# count_events FILE TYPE [REASON]: lines of a JSON event stream with that "type"
+# (and "reason"). Compact or spaced JSON both match.
+count_events() {
+    local file=$1 type=$2 reason=${3:-}
+    [ -e "$file" ] || { echo 0; return; }
+    if [ -n "$reason" ]; then
+        grep -E "\"type\" *: *\"$type\"" "$file" | grep -cE "\"reason\" *: *\"$reason\"" || true
+    else
+        grep -cE "\"type\" *: *\"$type\"" "$file" || true
+    fi
+}
+has_event() { [ "$(count_events "$@")" -gt 0 ]; }
+# has_events FILE TYPE N: at least N such events.
+has_events() { [ "$(count_events "$1" "$2")" -ge "$3" ]; }
+# expect_events FILE TYPE N [REASON]: exactly N such events, or fail showing the file.
+expect_events() {
+    local file=$1 type=$2 n=$3 reason=${4:-} got
+    got=$(count_events "$file" "$type" "$reason")
+    [ "$got" -eq "$n" ] || { tail -n 30 "$file" >&2 || true
+        fail "expected $n \"$type\"${reason:+ ($reason)} event(s) in ${file##*/}, got $got"; }
+}
+
+# ---------------------------------------------------------------- udev and devices
+
+# start_udevd: udev must run so that devices get ID_INPUT_TOUCHSCREEN and the
+# daemon's udev monitor hears about them. guest.sh starts it once per boot.
+start_udevd() {
+    [ -e /dev/uinput ] || modprobe uinput || fail "modprobe uinput failed: this kernel has no uinput"
+    if ! udevadm control --ping 2>/dev/null; then
+        /lib/systemd/systemd-udevd --daemon || fail "systemd-udevd did not start"
+    fi
+    udevadm trigger
+    udevadm settle --timeout=60
+}
+
+# udev_prop NODE KEY=VALUE: true when udev has that property on NODE.
+udev_prop() { udevadm info --query=property --name="$1" 2>/dev/null | grep -qx "$2"; }
+
+_evemu_printed_node() {
+    alive "$DEV_PID" || { cat "$1" >&2; fail "evemu-device exited: cannot create a device from $DEV_DESC"; }
+    grep -q '/dev/input/event[0-9]' "$1"
+}
+# create_device DESC: creates a uinput device from an evemu description (or a
+# recording with its header) with evemu-device, which keeps it while it runs.
+# Sets DEV_NODE (/dev/input/eventN) and DEV_PID, and waits until udev has
+# processed it (ID_INPUT=1 on the node), so that the daemon's monitor has seen it.
+create_device() {
+    DEV_DESC=$1
+    need_file "$DEV_DESC" "the device description"
+    local out
+    out=$(mktemp -p "$WORK" evemu-device.XXXX)
+    # stdbuf: evemu-device prints the node, then sleeps; do not let it sit in a buffer.
+    stdbuf -oL evemu-device "$DEV_DESC" >"$out" 2>&1 &
+    DEV_PID=$!
+    BG_PIDS+=("$DEV_PID")
+    wait_for 60 "evemu-device to print its /dev/input node" _evemu_printed_node "$out"
+    DEV_NODE=$(grep -o '/dev/input/event[0-9]*' "$out" | head -n 1)
+    udevadm settle --timeout=60 || true
+    wait_for 60 "udev to tag $DEV_NODE" udev_prop "$DEV_NODE" ID_INPUT=1
+    local kind=other
+    udev_prop "$DEV_NODE" ID_INPUT_TOUCHSCREEN=1 && kind=touchscreen
+    udev_prop "$DEV_NODE" ID_INPUT_TOUCHPAD=1 && kind=touchpad
+    DEV_KIND=$kind
+    log "device $DEV_NODE ($kind) from ${DEV_DESC##*/}, evemu-device pid $DEV_PID"
+}
+
+# remove_device [PID NODE]: unplugs (kills evemu-device) and waits for the node to go.
+remove_device() {
+    local pid=${1:-$DEV_PID} node=${2:-$DEV_NODE}
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    wait_for 30 "$node to disappear" test ! -e "$node"
+    udevadm settle --timeout=60 || true
+    log "device $node removed"
+}
+
+# play NODE FILE: plays an evemu recording into the device with its own timing.
+play() {
+    need_file "$2" "the recording"
+    log "playing ${2##*/} into $1"
+    evemu-play "$1" <"$2" || fail "evemu-play $1 < $2 failed"
+}
+# play_bg NODE FILE: the same in the background; sets PLAY_PID.
+play_bg() {
+    need_file "$2" "the recording"
+    log "playing ${2##*/} into $1 (background)"
+    evemu-play "$1" <"$2" >"$WORK/evemu-play.log" 2>&1 &
+    PLAY_PID=$!
+    BG_PIDS+=("$PLAY_PID")
+}
+
+# fixture NAME: a generated evemu file, made by Tests/VM/run before booting.
+fixture() { need_file "$FIXTURES/$1" "the generated fixture (Tests/VM/run makes it)"; echo "$FIXTURES/$1"; }
+recording() { need_file "$RECORDINGS/$1" "the shared recording"; echo "$RECORDINGS/$1"; }
+
+# ---------------------------------------------------------------- the daemon
+
+_daemon_ready() {
+    if ! alive "$DAEMON_PID"; then
+        wait "$DAEMON_PID" 2>/dev/null && rc=0 || rc=$?
+        tail -n 40 "$DAEMON_LOG" >&2 || true
+        grep -q "Unknown option '--socket'" "$DAEMON_LOG" &&
+            fail "this popgestured has no daemon mode yet: it rejects --socket (status $rc)"
+        fail "the daemon exited (status $rc) before saying 'ready'"
+    fi
+    grep -qiw ready "$DAEMON_LOG" && [ -S "$SOCK" ]
+}
+# start_daemon [ARGS...]: popgestured --socket $SOCK in the foreground of a
+# background job, stderr to $WORK/daemon.log; waits for a log line with the word
+# "ready" and the socket. Sets DAEMON_PID and DAEMON_LOG.
+start_daemon() {
+    need_daemon
+    mkdir -p "$(dirname "$SOCK")"
+    rm -f "$SOCK"
+    DAEMON_LOG="$WORK/daemon.log"
+    log "starting $POPGESTURED --socket $SOCK $*"
+    "$POPGESTURED" --socket "$SOCK" "$@" >>"$DAEMON_LOG" 2>&1 &
+    DAEMON_PID=$!
+    BG_PIDS+=("$DAEMON_PID")
+    wait_for 120 "the daemon to log 'ready' and create $SOCK" _daemon_ready
+    log "daemon ready, pid $DAEMON_PID"
+}
+
+# daemon_alive: fails if the daemon is gone, showing its log.
+daemon_alive() {
+    alive "$DAEMON_PID" || {
+        tail -n 40 "$DAEMON_LOG" >&2 || true; fail "the daemon (pid $DAEMON_PID) is no longer running"; }
+}
+
+# stop_daemon: SIGTERM must stop it cleanly (exit status 0) within 30 s.
+stop_daemon() {
+    daemon_alive
+    kill -TERM "$DAEMON_PID"
+    local rc=0
+    try_wait 30 not_alive "$DAEMON_PID" || { kill -9 "$DAEMON_PID"; fail "the daemon ignored SIGTERM for 30 s"; }
+    wait "$DAEMON_PID" 2>/dev/null || rc=$?
+    [ "$rc" -eq 0 ] || { tail -n 20 "$DAEMON_LOG" >&2; fail "the daemon exited with status $rc on SIGTERM (expected 0)"; }
+    log "daemon stopped cleanly"
+}
+
+# vmctl ARGS: protocol checks (status, wait-device, wait-front) over the socket.
+vmctl() { python3 "$VM_DIR/vmctl.py" --socket "$SOCK" "$@"; }
+wait_device_listed() { vmctl wait-device "$1" --timeout "${2:-60}" || fail "the daemon never listed $1 (udev hotplug)"; }
+wait_device_gone() { vmctl wait-device "$1" --gone --timeout "${2:-60}" || fail "the daemon still lists $1 after unplug"; }
+
+# ---------------------------------------------------------------- clients
+
+# open_client NAME: a raw protocol client (socat) that stays connected. Requests
+# go in with `send NAME JSON`; every line received lands in $WORK/NAME.out.
+# It says hello and waits for the reply.
+declare -A CLIENT_FD CLIENT_PID
+open_client() {
+    local name=$1 fifo="$RUNDIR/$1.in" fd
+    rm -f "$fifo" "$WORK/$name.out"
+    mkfifo "$fifo"
+    exec {fd}<>"$fifo"  # read-write: never blocks, and keeps socat's input open
+    socat - UNIX-CONNECT:"$SOCK" <"$fifo" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    CLIENT_PID[$name]=$!
+    BG_PIDS+=("$!")
+    CLIENT_FD[$name]=$fd
+    send "$name" "{\"type\":\"hello\",\"version\":1,\"name\":\"vm-$name\",\"id\":\"hello\"}"
+    _await_reply "$name" hello hello
+}
+send() { printf '%s\n' "$2" >&"${CLIENT_FD[$1]}"; }
+
+_reply_line() { grep -E "\"id\" *: *\"$2\"" "$WORK/$1.out" | tail -n 1; }
+_has_reply() {
+    [ -z "${DAEMON_PID:-}" ] || daemon_alive
+    alive "${CLIENT_PID[$1]}" || { cat "$WORK/$1.err" >&2 || true; fail "client $1 lost its connection"; }
+    [ -n "$(_reply_line "$1" "$2")" ]
+}
+_await_reply() {
+    local name=$1 id=$2 what=$3 line
+    wait_for "${REPLY_TIMEOUT:-30}" "the daemon's reply to $what (client $name)" _has_reply "$name" "$id"
+    line=$(_reply_line "$name" "$id")
+    if grep -qE '"type" *: *"error"' <<<"$line"; then fail "$what refused: $line"; fi
+}
+# request NAME ID JSON-WITHOUT-BRACES: sends {"type":...,"id":"ID"} and waits for a non-error reply.
+request() {
+    local name=$1 id=$2 body=$3
+    send "$name" "{$body,\"id\":\"$id\"}"
+    _await_reply "$name" "$id" "{$body}"
+}
+
+# open_owner NAME: a client owning navigator "main" with pages home and detail
+# (in front, as a new window is), so a back pops "detail".
+open_owner() {
+    open_client "$1"
+    request "$1" create '"type":"create","navigator":"main","pages":[{"id":"home"},{"id":"detail"}]'
+}
+# push_detail NAME ID: puts "detail" back on top so the next swipe can go back again.
+push_detail() { request "$1" "$2" '"type":"push","navigator":"main","page":{"id":"detail"}'; }
+
+# open_observer NAME: a client subscribed to every event, including "rejected".
+open_observer() {
+    open_client "$1"
+    request "$1" subscribe '"type":"subscribe"'
+}
+
+# start_example_client: examples/client.py --once, the documented client; it
+# prints "back: detail -> home" on its first back and exits 0. Sets EXAMPLE_PID.
+start_example_client() {
+    need_file "$REPO/examples/client.py" "the example client"
+    POPGESTURED_SOCKET="$SOCK" python3 "$REPO/examples/client.py" --once >"$WORK/example-client.out" 2>&1 &
+    EXAMPLE_PID=$!
+    BG_PIDS+=("$EXAMPLE_PID")
+    vmctl wait-front --timeout 60 || { cat "$WORK/example-client.out" >&2; fail "examples/client.py never put a navigator in front"; }
+}
+
+# start_monitor NAME: popgesturectl monitor --json, an observer through the CLI.
+start_monitor() {
+    need_exec "$POPGESTURECTL" "popgesturectl (Tests/VM/run builds it with 'swift build')"
+    "$POPGESTURECTL" monitor --json --socket "$SOCK" >"$WORK/$1.out" 2>"$WORK/$1.err" &
+    MONITOR_PID=$!
+    BG_PIDS+=("$MONITOR_PID")
+    vmctl wait-observers 1 --timeout 60 || { cat "$WORK/$1.err" >&2 || true
+        fail "popgesturectl monitor never subscribed (no observer in status)"; }
+}
