@@ -20,7 +20,6 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // System libraries: a module map and a one-line header each, nothing else.
@@ -33,6 +32,8 @@ let package = Package(
         .systemLibrary(
             name: "CUdev", pkgConfig: "libudev",
             providers: [.apt(["libudev-dev"])]),
+        // signalfd and timerfd, which Glibc's Swift module leaves out.
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
@@ -67,12 +68,10 @@ let package = Package(
         .target(
             name: "PopGestureDaemon",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureServer", "CSystemd",
+                "PopGestureCore", "PopGestureInput", "PopGestureServer", "CSystemd", "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -87,7 +86,6 @@ let package = Package(
                 "PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
 
         // The command-line client: plain POSIX socket I/O, no engine.

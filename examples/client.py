@@ -11,15 +11,14 @@ try:
     sock.connect(path)
 except OSError as error:
     sys.exit(f"cannot connect to {path}: {error.strerror} - is popgestured running?")
-stream = sock.makefile("rw", encoding="utf-8", newline="\n")
+lines = sock.makefile("r", encoding="utf-8", newline="\n")  # read-only: a write would drop read-ahead
 
 def send(**request):  # one JSON object per line
-    stream.write(json.dumps(request) + "\n")
-    stream.flush()
+    sock.sendall((json.dumps(request) + "\n").encode())
 
 send(type="hello", version=1, name="client.py")
 send(type="create", navigator="main", pages=[{"id": "home"}, {"id": "detail"}])
-for line in stream:
+for line in lines:
     message = json.loads(line)
     if message["type"] == "error":
         sys.exit(f"popgestured: {message['code']}: {message['message']}")

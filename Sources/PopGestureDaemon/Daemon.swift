@@ -5,89 +5,85 @@ import NIOPosix
 import PopGestureCore
 import PopGestureInput
 import PopGestureServer
-import ServiceLifecycle
-import UnixSignals
 
-/// popgestured as a service: the client socket on one NIO event loop, the devices on
-/// one input thread, and systemd told about each step.
+/// popgestured itself: the client socket on one NIO event loop, and the devices,
+/// signals and watchdog on the calling thread's ``DeviceWatcher`` loop.
 ///
-/// Start-up order matters: the socket and the devices are ready before `READY=1`,
-/// and SIGHUP is trapped before it too, because its default action would kill us.
-/// SIGTERM and SIGINT reach ``run()`` as a graceful shutdown from the `ServiceGroup`.
-public struct Daemon: Service, CustomStringConvertible {
+/// It stays out of Swift concurrency on purpose: libdispatch's worker pool on Linux
+/// arms a one-second timer once used, and an idle tablet daemon should not wake at all.
+///
+/// Start-up order matters: signals are blocked before any thread starts (so they reach
+/// the signalfd), and the socket and the devices are ready before `READY=1`.
+public struct Daemon: Sendable {
     /// The file and flags the configuration came from, kept for SIGHUP.
     public var configurationPath: String?
     public var overrides: ConfigurationOverrides
     public var configuration: Configuration
     public var logger: Logger
+    /// Called after a successful reload, e.g. to change the log level at once.
+    public var onReload: @Sendable (Configuration) -> Void
 
     /// - Parameter configuration: loaded by the caller, so that a bad file stops the
     ///   daemon before anything starts.
     public init(
-        configuration: Configuration, configurationPath: String?, overrides: ConfigurationOverrides, logger: Logger
+        configuration: Configuration, configurationPath: String?, overrides: ConfigurationOverrides, logger: Logger,
+        onReload: @escaping @Sendable (Configuration) -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.configurationPath = configurationPath
         self.overrides = overrides
         self.logger = logger
+        self.onReload = onReload
     }
 
-    public var description: String { "popgestured" }
-
-    public func run() async throws {
+    /// Runs until SIGTERM or SIGINT; then stops cleanly and returns.
+    public func run() throws {
+        DeviceWatcher.blockSignals([SIGTERM, SIGINT, SIGHUP])
         let notifier = SystemdNotifier()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        do {
-            try await serve(on: group, notifier: notifier)
-        } catch {
-            try? await group.shutdownGracefully()
-            throw error
-        }
-        try await group.shutdownGracefully()
-    }
-
-    private func serve(on group: MultiThreadedEventLoopGroup, notifier: SystemdNotifier) async throws {
         let listening = try listening(notifier: notifier)
-        let server = try await SocketServer.start(
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let server = try SocketServer.makeServer(
             listening: listening, group: group,
             settings: configuration.gesture, transitionTimeout: configuration.transitionTimeout,
-            defaultLayout: configuration.defaultLayout, logger: logger)
+            defaultLayout: configuration.defaultLayout, logger: logger
+        ).wait()
 
         let watcher: DeviceWatcher
         do {
             watcher = try DeviceWatcher(
-                configuration: configuration, sink: ServerInput(server: server, logger: logger), logger: logger)
+                configuration: configuration, sink: ServerInput(server: server, logger: logger),
+                signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, logger: logger)
         } catch {
-            await server.shutdown()
+            try? server.close().wait()
             throw error
         }
-        let input = Task { await Self.runOnOwnThread(named: "popgestured-input") { watcher.run() } }
 
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
         let socket = if case .path(let path) = listening { path } else { "from systemd" }
         let summary = "\(watcher.openDeviceCount) device(s) in use, socket \(socket)"
-        _ = notifier.ready(status: summary)
+        notifier.ready(status: summary)
         logger.notice("ready: \(summary)")
 
-        await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { await self.reload(on: hangups, server: server, watcher: watcher, notifier: notifier) }
-                if let interval = notifier.watchdogInterval {
-                    tasks.addTask { await Self.feedWatchdog(every: interval, server: server, notifier: notifier) }
-                }
-                // Keeps the group open until cancelled, also when no watchdog runs.
-                tasks.addTask { try? await Task.sleep(for: .seconds(Int64.max / 2)) }
+        var current = configuration
+        watcher.run { event in
+            switch event {
+            case .signal(SIGHUP):
+                reload(&current, server: server, watcher: watcher, notifier: notifier)
+            case .signal(let signal):
+                logger.notice("stopping (signal \(signal))")
+                notifier.stopping()
+                watcher.stop()
+            case .watchdog:
+                // Only once the event loop answers, so a stuck loop gets us restarted.
+                if (try? server.eventLoop.submit({}).wait()) != nil { notifier.watchdog() }
             }
         }
-
-        logger.notice("stopping")
-        _ = notifier.stopping()
-        watcher.stop()
-        await input.value
-        await server.shutdown()
+        try? server.close().wait()
     }
 
-    /// The socket systemd passed, else `--socket` or the file's path (creating its folder).
+    /// The socket systemd passed, else `--socket` or the file's path (creating its
+    /// folder). Refuses a path where another daemon is already answering.
     private func listening(notifier: SystemdNotifier) throws -> SocketServer.Listening {
         let inherited = notifier.listenFileDescriptors()
         if let first = inherited.first {
@@ -96,63 +92,72 @@ public struct Daemon: Service, CustomStringConvertible {
             }
             return .inheritedDescriptor(first)
         }
-        let folder = (configuration.socketPath as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(
-            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        return .path(configuration.socketPath)
+        let path = configuration.socketPath
+        if SocketProbe.isAnswering(path) {
+            throw DaemonError("another popgestured is already listening on \(path)")
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        do {
+            try FileManager.default.createDirectory(
+                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        } catch {
+            throw DaemonError("cannot create the socket's folder \(folder): \(error.localizedDescription)")
+        }
+        return .path(path)
     }
 
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
     private func reload(
-        on hangups: UnixSignalsSequence, server: SocketServer, watcher: DeviceWatcher, notifier: SystemdNotifier
-    ) async {
-        var current = configuration
-        for await _ in hangups {
-            _ = notifier.reloading()
-            switch current.reload(file: configurationPath, overrides: overrides) {
-            case .success(let changed):
-                server.apply(
-                    settings: current.gesture, transitionTimeout: current.transitionTimeout,
-                    defaultLayout: current.defaultLayout)
-                if !changed.isDisjoint(with: [.rotation, .touchpads]) {
-                    watcher.reconfigure(current)
-                }
-                let names = changed.map(\.rawValue).sorted().joined(separator: ", ")
-                logger.notice("configuration reloaded; changed: \(names.isEmpty ? "nothing" : names)")
-                for key in changed.intersection([.socket, .logLevel]) {
-                    logger.warning("\(key.rawValue) takes effect at the next start")
-                }
-            case .failure(let error):
-                logger.error("reload failed, keeping the previous configuration: \(error)")
+        _ current: inout Configuration, server: SocketServer, watcher: DeviceWatcher, notifier: SystemdNotifier
+    ) {
+        notifier.reloading()
+        switch current.reload(file: configurationPath, overrides: overrides) {
+        case .success(let changed):
+            server.apply(
+                settings: current.gesture, transitionTimeout: current.transitionTimeout,
+                defaultLayout: current.defaultLayout)
+            if !changed.isDisjoint(with: [.rotation, .touchpads]) {
+                watcher.reconfigure(current)
             }
-            _ = notifier.ready()
+            onReload(current)
+            let names = changed.map(\.rawValue).sorted().joined(separator: ", ")
+            logger.notice("configuration reloaded; changed: \(names.isEmpty ? "nothing" : names)")
+            if changed.contains(.socket) {
+                logger.warning("socket takes effect at the next start")
+            }
+        case .failure(let error):
+            logger.error("reload failed, keeping the previous configuration: \(error)")
         }
+        notifier.ready()
     }
+}
 
-    /// Pets the watchdog only after the event loop answered, so a stuck loop gets us restarted.
-    private static func feedWatchdog(every interval: Duration, server: SocketServer, notifier: SystemdNotifier) async {
-        while !Task.isCancelled {
-            if (try? await server.eventLoop.submit({}).get()) != nil {
-                _ = notifier.watchdog()
-            }
-            try? await Task.sleep(for: interval)
-        }
-    }
+/// Why the daemon cannot start, in words for the log.
+public struct DaemonError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
 
-    /// Runs blocking work on a thread of its own and returns when it finishes.
-    private static func runOnOwnThread(named name: String, _ body: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                body()
-                finished.resume()
+/// Asks whether something already answers on a Unix socket path.
+enum SocketProbe {
+    static func isAnswering(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
             }
-            thread.name = name
-            thread.start()
         }
     }
 }
 
-/// Hands the input thread's devices and frames to the socket server's event loop.
+/// Hands the main loop's devices and frames to the socket server's event loop.
 public struct ServerInput: InputSink {
     public let server: SocketServer
     public let logger: Logger

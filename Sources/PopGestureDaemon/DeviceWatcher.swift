@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import Logging
 import PopGestureCore
@@ -15,13 +16,22 @@ public protocol InputSink: Sendable {
     func received(_ events: [InputEvent], fromDevice key: Int)
 }
 
-/// The input thread: finds touch devices through udev, reads each with libevdev, and
-/// hands what it reads to an ``InputSink``.
+/// The daemon's main loop: finds touch devices through udev, reads each with libevdev,
+/// and hands what it reads to an ``InputSink``. Signals and the watchdog arrive here
+/// too, as file descriptors, so one `poll(2)` with no timeout is all an idle tablet
+/// costs: no polling, and no timer unless systemd asked for a watchdog.
 ///
-/// It sleeps in `poll(2)` with no timeout on the udev monitor, the devices and a wake
-/// wake pipe, so an idle tablet costs no wakeups. Other threads talk to it only through
-/// ``reconfigure(_:)`` and ``stop()``, which queue a command and write the wake pipe.
+/// Other threads talk to it only through ``reconfigure(_:)`` and ``stop()``, which
+/// queue a command and write a byte into a wake pipe.
 public final class DeviceWatcher: Sendable {
+    /// Something other than input that ``run(_:)`` reports to its caller.
+    public enum Event: Sendable, Equatable {
+        /// One of the signals given to `init` (SIGTERM, SIGHUP…).
+        case signal(CInt)
+        /// The watchdog interval passed.
+        case watchdog
+    }
+
     private enum Command: Sendable {
         case reconfigure(Configuration)
         case stop
@@ -32,9 +42,24 @@ public final class DeviceWatcher: Sendable {
     private let wake: (read: CInt, write: CInt)
     private let loop: InputLoop
 
-    /// Creates the udev monitor and reads the devices present now. Throws when udev
+    /// Blocks these signals in the calling thread and in every thread it starts later,
+    /// so that they reach ``run(_:)`` through its signalfd. Call it first thing.
+    public static func blockSignals(_ signals: [CInt]) {
+        var set = signalSet(signals)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Creates the udev monitor and opens the devices present now. Throws when udev
     /// cannot be used at all; a device that fails to open is only logged.
-    public init(configuration: Configuration, sink: some InputSink, logger: Logger) throws(InputError) {
+    ///
+    /// - Parameters:
+    ///   - signals: reported by ``run(_:)`` as ``Event/signal(_:)``; block them first
+    ///     with ``blockSignals(_:)``, or they keep their default action.
+    ///   - watchdogInterval: reported as ``Event/watchdog``; nil arms no timer.
+    public init(
+        configuration: Configuration, sink: some InputSink, signals: [CInt] = [], watchdogInterval: Duration? = nil,
+        logger: Logger
+    ) throws(InputError) {
         let monitor = try UdevInputMonitor()
         var ends: [CInt] = [-1, -1]
         guard pipe(&ends) == 0 else {
@@ -45,7 +70,9 @@ public final class DeviceWatcher: Sendable {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
         self.wake = (ends[0], ends[1])
-        self.loop = InputLoop(monitor: monitor, configuration: configuration, sink: sink, logger: logger)
+        self.loop = InputLoop(
+            monitor: monitor, configuration: configuration, sink: sink,
+            signalFD: Self.signalDescriptor(signals), timerFD: Self.timerDescriptor(watchdogInterval), logger: logger)
         loop.openPresentDevices()
     }
 
@@ -54,13 +81,14 @@ public final class DeviceWatcher: Sendable {
         close(wake.write)
     }
 
-    /// How many devices are open. Meant for the ready message before ``run()`` starts.
+    /// How many devices are open. Meant for the ready message before ``run(_:)`` starts.
     public var openDeviceCount: Int { loop.deviceCount }
 
-    /// Runs the poll loop on the calling thread until ``stop()``; closes every device before returning.
-    public func run() {
+    /// Runs the loop on the calling thread until ``stop()``, closing every device before
+    /// it returns. `handle` runs on this thread for each signal and watchdog tick.
+    public func run(_ handle: (Event) -> Void = { _ in }) {
         while true {
-            loop.waitAndDispatch(wake: wake.read)
+            for event in loop.waitAndDispatch(wake: wake.read) { handle(event) }
             var pending: [Command] = []
             commands.withLock { swap(&pending, &$0) }
             for command in pending {
@@ -76,10 +104,10 @@ public final class DeviceWatcher: Sendable {
     }
 
     /// Re-opens every device under a new configuration (a reload that changed the
-    /// rotation or the touchpad mode). Safe from any thread.
+    /// rotation or the touchpad mode). Safe from any thread, ``run(_:)``'s handler included.
     public func reconfigure(_ configuration: Configuration) { send(.reconfigure(configuration)) }
 
-    /// Makes ``run()`` close the devices and return. Safe from any thread.
+    /// Makes ``run(_:)`` close the devices and return. Safe from any thread.
     public func stop() { send(.stop) }
 
     private func send(_ command: Command) {
@@ -87,10 +115,35 @@ public final class DeviceWatcher: Sendable {
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
     }
+
+    private static func signalSet(_ signals: [CInt]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        return set
+    }
+
+    private static func signalDescriptor(_ signals: [CInt]) -> CInt? {
+        guard !signals.isEmpty else { return nil }
+        var set = signalSet(signals)
+        let fd = signalfd(-1, &set, CInt(SFD_NONBLOCK | SFD_CLOEXEC))
+        return fd >= 0 ? fd : nil
+    }
+
+    private static func timerDescriptor(_ interval: Duration?) -> CInt? {
+        guard let interval else { return nil }
+        let fd = timerfd_create(CLOCK_MONOTONIC, CInt(TFD_NONBLOCK | TFD_CLOEXEC))
+        guard fd >= 0 else { return nil }
+        let (seconds, attoseconds) = interval.components
+        let period = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var spec = itimerspec(it_interval: period, it_value: period)
+        timerfd_settime(fd, 0, &spec, nil)
+        return fd
+    }
 }
 
-/// The input thread's own state. Touched only by the thread running
-/// ``DeviceWatcher/run()`` (and by `init` before that thread starts).
+/// The main loop's own state. Touched only by the thread running
+/// ``DeviceWatcher/run(_:)`` (and by `init` before that).
 private final class InputLoop: @unchecked Sendable {
     private struct OpenDevice {
         let key: Int
@@ -106,13 +159,25 @@ private final class InputLoop: @unchecked Sendable {
     private var nextKey = 0
     private var batch: [InputEvent] = []
     private var pollSet: [pollfd] = []
+    private let signalFD: CInt?
+    private let timerFD: CInt?
 
-    init(monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, logger: Logger) {
+    init(
+        monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, signalFD: CInt?,
+        timerFD: CInt?, logger: Logger
+    ) {
         self.monitor = monitor
         self.configuration = configuration
+        self.signalFD = signalFD
+        self.timerFD = timerFD
         self.sink = sink
         self.logger = logger
         batch.reserveCapacity(256)
+    }
+
+    deinit {
+        if let signalFD { close(signalFD) }
+        if let timerFD { close(timerFD) }
     }
 
     var deviceCount: Int { devices.count }
@@ -121,25 +186,30 @@ private final class InputLoop: @unchecked Sendable {
         for info in monitor.enumerate() { open(info) }
     }
 
-    /// Blocks until something is readable, then reads it. Returns after a wake.
-    func waitAndDispatch(wake: CInt) {
+    /// Blocks until something is readable, reads it, and returns the signals and
+    /// watchdog ticks that arrived.
+    func waitAndDispatch(wake: CInt) -> [DeviceWatcher.Event] {
         pollSet.removeAll(keepingCapacity: true)
         pollSet.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0))
+        for fd in [signalFD, timerFD] {
+            pollSet.append(pollfd(fd: fd ?? -1, events: Int16(POLLIN), revents: 0))  // poll skips -1
+        }
+        let firstDevice = pollSet.count
         for open in devices {
             pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
         }
-        // No timeout: nothing here ever needs a timer.
+        // No timeout: the watchdog, when armed, is the timerfd above.
         let ready = poll(&pollSet, nfds_t(pollSet.count), -1)
         guard ready > 0 else {
             if ready < 0 && errno != EINTR {
                 logger.error("poll failed: \(String(cString: strerror(errno)))")
             }
-            return
+            return []
         }
         // Devices first: their fds are in `devices` order, and udev changes below may reorder it.
-        let readyKeys = pollSet.dropFirst(2).indices.compactMap { index in
-            pollSet[index].revents != 0 ? devices[index - 2].key : nil
+        let readyKeys = pollSet[firstDevice...].indices.compactMap { index in
+            pollSet[index].revents != 0 ? devices[index - firstDevice].key : nil
         }
         for key in readyKeys { read(key) }
         if pollSet[1].revents != 0 { applyUdevChanges() }
@@ -147,6 +217,19 @@ private final class InputLoop: @unchecked Sendable {
             var drain = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
             while Glibc.read(wake, &drain, MemoryLayout.size(ofValue: drain)) > 0 {}
         }
+        var events: [DeviceWatcher.Event] = []
+        if let signalFD, pollSet[2].revents != 0 {
+            var info = signalfd_siginfo()
+            let size = MemoryLayout<signalfd_siginfo>.size
+            while Glibc.read(signalFD, &info, size) == size {
+                events.append(.signal(CInt(info.ssi_signo)))
+            }
+        }
+        if let timerFD, pollSet[3].revents != 0 {
+            var expirations: UInt64 = 0
+            if Glibc.read(timerFD, &expirations, MemoryLayout<UInt64>.size) > 0 { events.append(.watchdog) }
+        }
+        return events
     }
 
     func reopenAll(configuration: Configuration) {

@@ -75,40 +75,60 @@ public final class SocketServer: Sendable {
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
         logger: Logger = Logger(label: "popgestured.server")
     ) async throws -> SocketServer {
+        try await makeServer(
+            listening: listening, group: group, settings: settings, transitionTimeout: transitionTimeout,
+            defaultLayout: defaultLayout, clock: clock, maximumLineLength: maximumLineLength, logger: logger
+        ).get()
+    }
+
+    /// ``start(listening:group:settings:transitionTimeout:defaultLayout:clock:maximumLineLength:logger:)``
+    /// as a future, for a caller that stays out of Swift concurrency: the daemon does,
+    /// because libdispatch's worker pool would wake an idle process every second.
+    public static func makeServer(
+        listening: Listening, group: any EventLoopGroup,
+        settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
+        defaultLayout: LayoutDirection = .leftToRight,
+        clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
+        maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
+        logger: Logger = Logger(label: "popgestured.server")
+    ) -> EventLoopFuture<SocketServer> {
         let eventLoop = group.next()
-        let loop = try await eventLoop.submit {
+        return eventLoop.submit {
             let state = ServerState(
                 settings: settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout,
                 logger: logger)
             return NIOLoopBoundBox(
                 ServerLoop(state: state, clock: clock, maximumLineLength: maximumLineLength, logger: logger),
                 eventLoop: eventLoop)
-        }.get()
-
-        // Children on the listener's loop too: the one loop that owns the state.
-        let bootstrap = ServerBootstrap(group: eventLoop, childGroup: eventLoop)
-            .serverChannelOption(ChannelOptions.backlog, value: 64)
-            .childChannelInitializer { channel in
-                Self.readCredentials(of: channel, logger: logger).flatMapThrowing { credentials in
-                    try channel.pipeline.syncOperations.addHandlers(
-                        ByteToMessageHandler(LineFramer(maximumLineLength: maximumLineLength)),
-                        ClientHandler(server: loop.value, credentials: credentials))
+        }.flatMap { loop in
+            // Children on the listener's loop too: the one loop that owns the state.
+            let bootstrap = ServerBootstrap(group: eventLoop, childGroup: eventLoop)
+                .serverChannelOption(ChannelOptions.backlog, value: 64)
+                .childChannelInitializer { channel in
+                    Self.readCredentials(of: channel, logger: logger).flatMapThrowing { credentials in
+                        try channel.pipeline.syncOperations.addHandlers(
+                            ByteToMessageHandler(LineFramer(maximumLineLength: maximumLineLength)),
+                            ClientHandler(server: loop.value, credentials: credentials))
+                    }
+                }
+            switch listening {
+            case .path(let path):
+                return bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).map { listener in
+                    // bind(2) applies the umask; apps of every user must be able to connect.
+                    if chmod(path, 0o666) != 0 {
+                        logger.warning("chmod 0666 \(path) failed (errno \(errno)); only its owner can connect")
+                    }
+                    logger.info("listening on \(path)")
+                    return SocketServer(
+                        eventLoop: eventLoop, listener: listener, loop: loop, socketPath: path, logger: logger)
+                }
+            case .inheritedDescriptor(let descriptor):
+                return bootstrap.withBoundSocket(descriptor).map { listener in
+                    logger.info("listening on inherited fd \(descriptor)\(listener.localAddress.map { " (\($0))" } ?? "")")
+                    return SocketServer(
+                        eventLoop: eventLoop, listener: listener, loop: loop, socketPath: nil, logger: logger)
                 }
             }
-
-        switch listening {
-        case .path(let path):
-            let listener = try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get()
-            // bind(2) applies the umask; apps of every user must be able to connect.
-            if chmod(path, 0o666) != 0 {
-                logger.warning("chmod 0666 \(path) failed (errno \(errno)); only its owner can connect")
-            }
-            logger.info("listening on \(path)")
-            return SocketServer(eventLoop: eventLoop, listener: listener, loop: loop, socketPath: path, logger: logger)
-        case .inheritedDescriptor(let descriptor):
-            let listener = try await bootstrap.withBoundSocket(descriptor).get()
-            logger.info("listening on inherited fd \(descriptor)\(listener.localAddress.map { " (\($0))" } ?? "")")
-            return SocketServer(eventLoop: eventLoop, listener: listener, loop: loop, socketPath: nil, logger: logger)
         }
     }
 
@@ -163,19 +183,24 @@ public final class SocketServer: Sendable {
     /// Stops accepting, closes every client and removes the socket file this server
     /// created. Returns when all are closed; calling it again does nothing more.
     public func shutdown() async {
-        do {
-            try await listener.close()
-        } catch ChannelError.alreadyClosed {
-            return
-        } catch {
+        try? await close().get()
+    }
+
+    /// ``shutdown()`` as a future, for callers outside Swift concurrency.
+    public func close() -> EventLoopFuture<Void> {
+        let loop = self.loop, eventLoop = self.eventLoop, logger = self.logger, socketPath = self.socketPath
+        return listener.close().flatMapError { error in
+            if case ChannelError.alreadyClosed = error { return eventLoop.makeFailedFuture(error) }
             logger.debug("closing the listener: \(error)")
-        }
-        let loop = self.loop, eventLoop = self.eventLoop
-        try? await eventLoop.flatSubmit { loop.value.shutdown(on: eventLoop) }.get()
-        if let socketPath {
-            unlink(socketPath)
-        }
-        logger.info("socket server stopped")
+            return eventLoop.makeSucceededVoidFuture()
+        }.flatMap {
+            eventLoop.flatSubmit { loop.value.shutdown(on: eventLoop) }
+        }.map {
+            if let socketPath {
+                unlink(socketPath)
+            }
+            logger.info("socket server stopped")
+        }.recover { _ in }
     }
 
     // MARK: - Clock

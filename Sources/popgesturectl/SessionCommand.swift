@@ -99,7 +99,7 @@ enum SessionCommand: Equatable {
             guard positionals.count == 1 else { throw SessionSyntaxError("usage: sleep SECONDS") }
             return .sleep(try Self.duration(positionals[0].text, for: "sleep"))
         default:
-            throw SessionSyntaxError("unknown command \(name); the commands are:\n\(usage)")
+            throw SessionSyntaxError("unknown command \(name) (popgesturectl session --help lists them)")
         }
     }
 

@@ -9,7 +9,7 @@ import PopGestureServer
 
 /// The daemon for a first look: its real socket and engine, a client of its own, and
 /// a virtual touchscreen playing swipes when no real one is present.
-struct Demo: AsyncParsableCommand {
+struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the daemon with a demo client; swipes are generated when no touchscreen is present.",
         discussion: """
@@ -73,13 +73,13 @@ struct Demo: AsyncParsableCommand {
         },
     ]
 
-    func run() async throws {
+    func run() throws {
         var logger = Logger(label: "popgestured") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .debug : .warning
         let path = socket ?? Self.defaultSocketPath()
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await SocketServer.start(listening: .path(path), group: group, logger: logger)
+        let server = try SocketServer.makeServer(listening: .path(path), group: group, logger: logger).wait()
         let watcher = try DeviceWatcher(
             configuration: Configuration(), sink: ServerInput(server: server, logger: logger), logger: logger)
         let input = Thread { watcher.run() }
@@ -91,23 +91,23 @@ struct Demo: AsyncParsableCommand {
 
         if try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen }) {
             print("A touchscreen is present: swipe right on it. Ctrl-C stops.")
-            try? await Task.sleep(for: .seconds(Int64.max / 2))
+            while true { pause() }
         } else {
             print("No touchscreen found: a virtual one plays the gestures.\n")
-            try await playScenes(into: server)
+            try playScenes(into: server)
         }
         client.stop()
         watcher.stop()
-        await server.shutdown()
-        try await group.shutdownGracefully()
+        try? server.close().wait()
+        try group.syncShutdownGracefully()
     }
 
-    private func playScenes(into server: SocketServer) async throws {
+    private func playScenes(into server: SocketServer) throws {
         let key = -1  // udev's devices count up from 0
-        _ = try await server.addDevice(
+        _ = try server.addDevice(
             key: key, path: "(virtual)", name: Self.virtualTouchscreen.name, kind: .touchscreen,
             description: Self.virtualTouchscreen
-        ).get()
+        ).wait()
         var round = 0
         while rounds == 0 || round < rounds {
             round += 1
@@ -115,15 +115,15 @@ struct Demo: AsyncParsableCommand {
                 print("# \(scene.title)")
                 var script = TouchScript(device: Self.virtualTouchscreen)
                 scene.gesture(&script)
-                try await Self.play(script.events, into: server, key: key)
-                try await Task.sleep(for: .milliseconds(700))
+                Self.play(script.events, into: server, key: key)
+                usleep(700_000)
                 print()
             }
         }
     }
 
     /// Plays frames in real time, restamped on the monotonic clock the server uses for requests.
-    private static func play(_ events: [InputEvent], into server: SocketServer, key: Int) async throws {
+    private static func play(_ events: [InputEvent], into server: SocketServer, key: Int) {
         guard let first = events.first?.time else { return }
         let start = SocketServer.monotonicNow()
         var frame: [InputEvent] = []
@@ -132,7 +132,7 @@ struct Demo: AsyncParsableCommand {
             frame.append(event)
             guard event.type == EV.syn, event.code == SYN.report else { continue }
             let wait = event.time.microseconds - SocketServer.monotonicNow().microseconds
-            if wait > 0 { try await Task.sleep(for: .microseconds(wait)) }
+            if wait > 0 { usleep(useconds_t(wait)) }
             server.feed(key: key, events: frame)
             frame.removeAll(keepingCapacity: true)
         }

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct PopGestured: AsyncParsableCommand {
+struct PopGestured: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "popgestured",
         abstract: "The iOS swipe-back gesture for Linux tablets.",

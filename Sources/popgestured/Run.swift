@@ -2,10 +2,9 @@ import ArgumentParser
 import Logging
 import PopGestureCore
 import PopGestureDaemon
-import ServiceLifecycle
 
 /// `popgestured` with no subcommand: the daemon.
-struct Run: AsyncParsableCommand {
+struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the daemon (the default).",
         discussion: """
@@ -58,7 +57,7 @@ struct Run: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Same as --log-level debug: every state transition.")
     var verbose = false
 
-    func run() async throws {
+    func run() throws {
         let overrides = ConfigurationOverrides(
             mode: mode, edgeWidthMillimetres: edgeWidth, decisionDistanceMillimetres: decisionDistance,
             maxAngleDegrees: maxAngle, commitProgress: commitProgress,
@@ -72,18 +71,16 @@ struct Run: AsyncParsableCommand {
             // Refuse to run half-configured; systemd's Restart=on-failure gives up after its limit.
             throw ValidationError("\(error)")
         }
-        var logger = Logger(label: "popgestured") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = configuration.logLevel
-
+        let logging = DaemonLogging(level: configuration.logLevel)
         let daemon = Daemon(
-            configuration: configuration, configurationPath: config, overrides: overrides, logger: logger)
-        // The lifecycle's own debug chatter is not ours; it logs from info up.
-        var lifecycleLogger = logger
-        lifecycleLogger.logLevel = max(logger.logLevel, .info)
-        let services = ServiceGroup(
-            services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [],
-            logger: lifecycleLogger)
-        try await services.run()
+            configuration: configuration, configurationPath: config, overrides: overrides,
+            logger: logging.makeLogger(), onReload: { logging.setLevel($0.logLevel) })
+        do {
+            try daemon.run()
+        } catch {
+            daemon.logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
     }
 }
 

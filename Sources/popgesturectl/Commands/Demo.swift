@@ -57,7 +57,11 @@ struct Demo: ParsableCommand {
                 while let page = popped.popLast() {
                     let push = SessionCommand.push(navigator: Self.navigator, page: .object(["id": .string(page)]), animated: false)
                     let reply = try client.request(push.request!, onLine: handle)
-                    if reply.isError { standardError("popgesturectl: push \(page): \(reply.message.errorSummary)") }
+                    if reply.isError {
+                        standardError("popgesturectl: push \(page): \(reply.message.errorSummary)")
+                    } else if !output.json {
+                        printer.print(reply: reply, command: "push \(Self.navigator) \(page)")
+                    }
                 }
             case .daemonClosed:
                 standardError("popgesturectl: popgestured closed the connection (it stopped or restarted)")

@@ -1,0 +1,3 @@
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>

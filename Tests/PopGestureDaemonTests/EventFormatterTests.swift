@@ -1,0 +1,162 @@
+import Foundation
+@testable import popgesturectl
+import Testing
+
+/// popgesturectl's readable lines, on the events exactly as docs/PROTOCOL.md shows them.
+@Suite struct EventFormatterTests {
+    /// docs/PROTOCOL.md, "A left-edge swipe on a two-page stack, then a tap".
+    static let committedSwipe = [
+        #"{"type":"pop-began","navigator":"main","page":"detail","progress":0.018,"time_us":1000010000}"#,
+        #"{"type":"pop-progress","navigator":"main","page":"detail","progress":0.037,"time_us":1000020000}"#,
+        #"{"type":"pop-finished","navigator":"main","page":"detail","reason":"fling","time_us":1000160000}"#,
+        #"{"type":"back","navigator":"main","popped":"detail","top":"root","time_us":1000160000}"#,
+        #"{"type":"bar","navigator":"main","page":"root","hidden":false}"#,
+    ]
+
+    /// docs/PROTOCOL.md, "A vertical scroll, as an observer sees it".
+    static let scroll = #"{"type":"rejected","reason":"too-steep","device":0,"time_us":1000020000}"#
+
+    @Test("a committed swipe: aligned columns, time since the first event, bar without a time")
+    func committedSwipeLines() {
+        var formatter = EventFormatter()
+        #expect(Self.committedSwipe.map { formatter.format(line: $0) } == [
+            "  0.000s  pop-began      main  detail  progress 0.018",
+            "  0.010s  pop-progress   main  detail  progress 0.037",
+            "  0.150s  pop-finished   main  detail  fling",
+            "  0.150s  back           main  detail → root",
+            "          bar            main  root  shown",
+        ])
+    }
+
+    @Test("a rejected pan shows its reason and device")
+    func rejectedLine() {
+        var formatter = EventFormatter()
+        #expect(formatter.format(line: Self.scroll) == "  0.000s  rejected       too-steep  device 0")
+    }
+
+    @Test("a cancelled pop and a hidden bar")
+    func cancelledLine() {
+        var formatter = EventFormatter()
+        _ = formatter.format(line: #"{"type":"pop-began","navigator":"m","page":"p","progress":0.1,"time_us":5000000}"#)
+        #expect(formatter.format(line: #"{"type":"pop-cancelled","navigator":"m","page":"p","reason":"released","time_us":7345600}"#)
+            == "  2.346s  pop-cancelled  m  p  released")
+        #expect(formatter.format(line: #"{"type":"bar","navigator":"m","page":"p","hidden":true}"#)
+            == "          bar            m  p  hidden")
+    }
+
+    @Test("times count from the first timed event; bar does not start the clock")
+    func origin() {
+        var formatter = EventFormatter()
+        _ = formatter.format(line: Self.committedSwipe[4])
+        #expect(formatter.origin == nil)
+        _ = formatter.format(line: Self.scroll)
+        #expect(formatter.origin == 1_000_020_000)
+        #expect(formatter.format(line: Self.committedSwipe[0]) == " -0.010s  pop-began      main  detail  progress 0.018")
+        #expect(formatter.format(line: #"{"type":"rejected","reason":"busy","device":3,"time_us":1123456789000}"#)
+            == "1122456.769s  rejected       busy  device 3")
+    }
+
+    @Test("progress has three decimals", arguments: [(0.0, "0.000"), (0.25, "0.250"), (1.0, "1.000"), (0.0005, "0.001")])
+    func progress(value: Double, text: String) {
+        #expect(EventFormatter.thousandths(value) == text)
+    }
+
+    /// Lines this version cannot show are printed as they came: never a crash, never lost.
+    @Test("unknown and malformed lines come back raw", arguments: [
+        "",
+        "garbage{",
+        "{}",
+        "[1,2,3]",
+        "null",
+        #"{"type":"back"}"#,
+        #"{"type":"future-event","navigator":"main","time_us":1}"#,
+        #"{"type":"pop-began","navigator":"main","page":"detail","progress":"fast","time_us":1}"#,
+        #"{"type":"rejected","reason":"too-steep","device":"zero","time_us":1}"#,
+        #"{"type":"bar","navigator":"main","page":"root","hidden":"no"}"#,
+        #"{"type":17}"#,
+        #"{"type":"back","navigator":"main","popped":"a","top":"b","time_us":1} trailing"#,
+        #"{"type":"back","navigator":"\ud800","popped":"a""#,
+        String(repeating: "[", count: 100_000),
+        String(repeating: "{\"a\":", count: 10_000),
+    ])
+    func raw(line: String) {
+        var formatter = EventFormatter()
+        #expect(formatter.format(line: line) == line)
+        #expect(formatter.origin == nil)
+    }
+
+    @Test("an event with extra fields still formats: new fields must not break old clients")
+    func extraFields() {
+        var formatter = EventFormatter()
+        #expect(formatter.format(line: #"{"type":"back","navigator":"main","popped":"detail","top":"root","time_us":5,"new":[1,{"x":null}]}"#)
+            == "  0.000s  back           main  detail → root")
+    }
+
+    @Test("replies in a session: ok names the command, error its code and message")
+    func replies() throws {
+        #expect(EventFormatter.format(reply: try JSON(parsing: #"{"type":"ok","request":"push","id":2}"#),
+                                      command: "push main detail")
+            == "          ok             push main detail")
+        #expect(EventFormatter.format(
+            reply: try JSON(parsing: #"{"type":"error","code":"not-owner","message":"main belongs to client 3","request":"pop","id":3}"#),
+            command: "pop main")
+            == "          error          pop main  not-owner: main belongs to client 3")
+        #expect(EventFormatter.format(
+            reply: try JSON(parsing: #"{"type":"stack","navigator":"main","owner":3,"pages":["home","detail"],"front":true,"transitioning":false}"#),
+            command: "stack main")
+            == "          stack          main  home → detail  (client 3, front)")
+        #expect(EventFormatter.format(
+            reply: try JSON(parsing: #"{"type":"hello","version":1,"server":"popgestured","client":4}"#), command: "hello")
+            == "          hello          client 4  popgestured protocol 1")
+    }
+
+    @Test("status: devices, navigators and clients as tables")
+    func statusTable() throws {
+        let status = try JSON(parsing: """
+            {"type":"status","version":1,"devices":[{"device":0,"name":"ELAN Touchscreen","path":"/dev/input/event5","kind":"touchscreen"}],\
+            "navigators":[{"navigator":"main","owner":3,"pages":2,"front":true}],\
+            "clients":[{"client":3,"name":"x","pid":123,"uid":1000,"observer":false},{"client":12,"pid":9,"uid":0,"observer":true}]}
+            """)
+        #expect(StatusTable.render(status) == [
+            "DEVICE  KIND         PATH               NAME",
+            "0       touchscreen  /dev/input/event5  ELAN Touchscreen",
+            "",
+            "NAVIGATOR  OWNER  PAGES  FRONT",
+            "main       3      2      yes",
+            "",
+            "CLIENT  NAME  PID  UID   OBSERVER",
+            "3       x     123  1000  no",
+            "12      -     9    0     yes",
+        ])
+    }
+
+    @Test("status without devices says why no swipe will come")
+    func statusWithoutDevices() throws {
+        let lines = StatusTable.render(try JSON(parsing: #"{"type":"status","devices":[],"navigators":[],"clients":[]}"#))
+        #expect(lines.first == StatusTable.noDevices)
+        #expect(lines.contains("no navigators: no client has created one"))
+    }
+
+    /// Every event the protocol document shows must be one the CLI can show readably;
+    /// a new event type in the document fails here until the formatter knows it.
+    @Test("every event in docs/PROTOCOL.md's examples formats readably")
+    func protocolDocument() throws {
+        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/PROTOCOL.md")
+        let text = try String(contentsOf: document, encoding: .utf8)
+        // Requests and replies may appear in examples too; they are not events.
+        let notEvents: Set<String> = Client.replyTypes.union([
+            "subscribe", "unsubscribe", "create", "push", "pop", "replace", "update", "configure", "settle", "front",
+            "remove", "stack", "status",
+        ])
+        var events = 0
+        for line in text.split(separator: "\n").map(String.init) where line.hasPrefix("{\"type\"") {
+            let message = try JSON(parsing: line)
+            guard let type = message.type, !notEvents.contains(type) else { continue }
+            var formatter = EventFormatter()
+            #expect(formatter.format(message) != nil, "popgesturectl cannot show \(line)")
+            events += 1
+        }
+        #expect(events >= 6)
+    }
+}
