@@ -107,6 +107,11 @@ final class Client {
 }
 
 extension JSON {
+    /// A request with no fields but its type and, when given, its navigator.
+    static func request(_ type: String, navigator: String? = nil) -> JSON {
+        .object(["type": .string(type), "navigator": navigator.map(JSON.string)])
+    }
+
     /// `"type"` of a message, or nil when it has none.
     var type: String? { self["type"]?.string }
 

@@ -26,7 +26,7 @@ struct PopGestureCtl: ParsableCommand {
     /// Runs the command; the exit codes above replace ArgumentParser's (64 for usage).
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(Self.movingLeadingSocket(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch let failure as CtlFailure {
             standardError("popgesturectl: \(failure.message)")
@@ -48,6 +48,27 @@ struct PopGestureCtl: ParsableCommand {
             }
             exit(withError: error)
         }
+    }
+}
+
+extension PopGestureCtl {
+    /// `popgesturectl --socket PATH monitor` (as `popgestured demo` suggests) becomes
+    /// `monitor --socket PATH`: the option belongs to the subcommands.
+    static func movingLeadingSocket(_ arguments: [String]) -> [String] {
+        var rest = arguments[...]
+        var socket: [String] = []
+        while let first = rest.first {
+            if first == "--socket", rest.count >= 2 {
+                socket += rest.prefix(2)
+                rest = rest.dropFirst(2)
+            } else if first.hasPrefix("--socket=") {
+                socket.append(first)
+                rest = rest.dropFirst()
+            } else {
+                break
+            }
+        }
+        return Array(rest) + socket
     }
 }
 

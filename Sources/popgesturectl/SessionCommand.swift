@@ -47,7 +47,7 @@ enum SessionCommand: Equatable {
         var words = try SessionWords.split(line)
         guard !words.isEmpty else { return nil }
         let name = words.removeFirst().text
-        var arguments = try Arguments(command: name, words: words)
+        var arguments = Arguments(command: name, words: words)
 
         switch name {
         case "create":
@@ -58,14 +58,14 @@ enum SessionCommand: Equatable {
             let (navigator, pages) = try arguments.navigatorAndPages(atLeast: 1, usage: "create NAV PAGE...")
             return .create(navigator: navigator, pages: pages, layout: layout)
         case "push":
-            let animated = try arguments.flag("--animated")
+            let animated = arguments.flag("--animated")
             let (navigator, pages) = try arguments.navigatorAndPages(exactly: 1, usage: "push NAV PAGE [--animated]")
             return .push(navigator: navigator, page: pages[0], animated: animated)
         case "pop":
-            let animated = try arguments.flag("--animated")
+            let animated = arguments.flag("--animated")
             return .pop(navigator: try arguments.navigatorOnly(usage: "pop NAV [--animated]"), animated: animated)
         case "replace":
-            let animated = try arguments.flag("--animated")
+            let animated = arguments.flag("--animated")
             let (navigator, pages) = try arguments.navigatorAndPages(atLeast: 1, usage: "replace NAV PAGE... [--animated]")
             return .replace(navigator: navigator, pages: pages, animated: animated)
         case "update":
@@ -128,19 +128,15 @@ enum SessionCommand: Equatable {
                             "animated": animatedField(animated)])
         case .update(let navigator, let page):
             return .object(["type": .string("update"), "navigator": .string(navigator), "page": page])
-        case .settle(let navigator): return Self.simple("settle", navigator)
-        case .front(let navigator): return Self.simple("front", navigator)
-        case .remove(let navigator): return Self.simple("remove", navigator)
-        case .stack(let navigator): return Self.simple("stack", navigator)
-        case .status: return .object(["type": .string("status")])
-        case .subscribe: return .object(["type": .string("subscribe")])
-        case .unsubscribe: return .object(["type": .string("unsubscribe")])
+        case .settle(let navigator): return .request("settle", navigator: navigator)
+        case .front(let navigator): return .request("front", navigator: navigator)
+        case .remove(let navigator): return .request("remove", navigator: navigator)
+        case .stack(let navigator): return .request("stack", navigator: navigator)
+        case .status: return .request("status")
+        case .subscribe: return .request("subscribe")
+        case .unsubscribe: return .request("unsubscribe")
         case .wait, .sleep: return nil
         }
-    }
-
-    private static func simple(_ type: String, _ navigator: String) -> JSON {
-        .object(["type": .string(type), "navigator": .string(navigator)])
     }
 
     /// A page word: an id, or a JSON object with a string `id`.
@@ -170,13 +166,8 @@ private struct Arguments {
     let command: String
     var words: [SessionWords.Word]
 
-    init(command: String, words: [SessionWords.Word]) throws(SessionSyntaxError) {
-        self.command = command
-        self.words = words
-    }
-
     /// Removes `--name` and says whether it was there.
-    mutating func flag(_ name: String) throws(SessionSyntaxError) -> Bool {
+    mutating func flag(_ name: String) -> Bool {
         let before = words.count
         words.removeAll { $0.isOption && $0.text == name }
         return words.count < before

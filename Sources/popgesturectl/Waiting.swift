@@ -19,12 +19,17 @@ struct StopSignals {
             _ = fcntl(end, F_SETFL, O_NONBLOCK)
         }
         signalPipeWriteEnd = ends[1]
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
         for signal in [SIGINT, SIGTERM] {
             Glibc.signal(signal) { number in
                 var byte = UInt8(truncatingIfNeeded: number)
                 _ = write(signalPipeWriteEnd, &byte, 1)
             }
+            sigaddset(&unblock, signal)
         }
+        // A parent may have blocked them (a test runner does); the mask is inherited.
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
         return StopSignals(readEnd: FileDescriptor(rawValue: ends[0]))
     }
 }
@@ -98,9 +103,17 @@ struct Waiter {
                     try connection.reader.fill()
                 } catch let error as Errno where error == .connectionReset {
                     return .daemonClosed
+                } catch let error as Errno {
+                    throw ConnectionLost(description: "reading from \(connection.path) failed: \(error)")
                 }
             }
-            if wantCommands, commands != nil, fds[commandsIndex].revents != 0 { try commands!.fill() }
+            if wantCommands, commands != nil, fds[commandsIndex].revents != 0 {
+                do {
+                    try commands!.fill()
+                } catch let error as Errno {
+                    throw ConnectionLost(description: "reading stdin failed: \(error)")
+                }
+            }
         }
     }
 }

@@ -74,6 +74,12 @@ struct Demo: ParsableCommand {
     ]
 
     func run() throws {
+        // A parent (a test runner) may have blocked these; the demo relies on their default action.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        for signal in [SIGINT, SIGTERM] { sigaddset(&stopSignals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+
         var logger = Logger(label: "popgestured") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = verbose ? .debug : .warning
         let path = socket ?? Self.defaultSocketPath()

@@ -10,6 +10,8 @@ VM_MODE=${VM_MODE:-scenarios}
 VM_ONLY=${VM_ONLY:-}
 VM_SCENARIO_TIMEOUT=${VM_SCENARIO_TIMEOUT:-300}
 export REPO LOGDIR RECORDINGS FIXTURES CI="${CI:-}"
+export POPGESTURED="${POPGESTURED:-$REPO/.build/debug/popgestured}"
+export POPGESTURECTL="${POPGESTURECTL:-$REPO/.build/debug/popgesturectl}"
 export PATH="$LOGDIR/bin:$PATH"
 results="$LOGDIR/results.txt"
 : >"$results"

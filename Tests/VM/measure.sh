@@ -38,6 +38,7 @@ ctx_switches() {
     cat /proc/"$1"/task/*/status 2>/dev/null |
         awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { s += $2 } END { print s + 0 }'
 }
+threads() { ls "/proc/$1/task" | wc -l; }
 hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
 
 ups() { grep -c '^up ' "$WORK/bare.out" || true; }
@@ -49,6 +50,8 @@ measure_phase() {
     local name=$1 pid=$2 count_cmd=$3 i base missed=0
     local t0 c0 n0
     base=$(ups)
+    threads "$pid" >"$WORK/$name.threads"
+    ls "/proc/$pid/task" >"$WORK/$name.tids"
     t0=$(cpu_ticks "$pid") n0=$(cpu_ns "$pid")
     : >"$WORK/$name.pairs"
     for ((i = 1; i <= N; i++)); do
@@ -58,9 +61,11 @@ measure_phase() {
             missed=$((missed + 1))
             log "$name: swipe $i not recognised within 10 s"
         fi
+        ls "/proc/$pid/task" >>"$WORK/$name.tids"
         sleep 0.5
     done
     echo "$(( $(cpu_ticks "$pid") - t0 )) $(( $(cpu_ns "$pid") - n0 ))" >"$WORK/$name.cpu"
+    threads "$pid" >>"$WORK/$name.threads"
     sleep 1
     c0=$(ctx_switches "$pid")
     sleep "$IDLE_SECS"
@@ -192,6 +197,8 @@ for tool in ("lisgd", "popgestured"):
         c["cpu"] = f"{ticks * 1000 // tck} ms ({ns / 1e6:.1f} ms)"
         c["hwm"] = f"{int(read(f'{tool}.hwm')[0]) / 1024:.1f} MiB"
         c["wake"] = read(f"{tool}.wakeups")[0]
+        c["threads"] = " -> ".join(read(f"{tool}.threads", []))
+        c["threads"] += f" ({len(set(read(f'{tool}.tids', [])))} distinct thread ids seen)"
         tus = [int(x) for x in read(f"{tool}.time_us", [])]
         if tus:
             same = sum(1 for t, u in zip(tus, phase_ups) if t == u[0])
@@ -210,9 +217,11 @@ version = " ".join(read("lisgd.version", ["lisgd"]))
 rows = [("phase", "status"), ("swipes recognised", "recognised"),
         ("latency finger-up -> event, p50", "p50"), ("latency finger-up -> event, p99", "p99"),
         ("  lisgd's share: spawning its command (sh -c stamp)", "spawn"),
-        (f"CPU for the {n} swipes: utime+stime (schedstat)", "cpu"), ("peak RSS (VmHWM)", "hwm"),
-        (f"wakeups in {idle} s idle (context switches)", "wake"), ("back time_us", "time_us")]
+        (f"CPU for the {n} swipes: utime+stime (schedstat, live threads)", "cpu"), ("peak RSS (VmHWM)", "hwm"),
+        (f"wakeups in {idle} s idle (context switches)", "wake"),
+        ("threads (before -> after the swipes)", "threads"), ("back time_us", "time_us")]
 print(f"Measured in a QEMU TCG VM (software CPU emulation: absolute numbers are inflated; compare columns).")
+print(f"popgestured: {os.environ.get('POPGESTURED', '?')}.")
 print(f"{n} generated left-edge swipes (2 % -> 60 % in 200 ms) on a uinput copy of elan-touchscreen.desc;")
 print(f"p99 of {n} samples is their maximum. The bare reader's latency is over every lift it read.\n")
 print(f"| | bare reader (python) | {version} | popgestured |")

@@ -25,7 +25,7 @@ struct Demo: ParsableCommand {
         var printer = EventPrinter(json: output.json)
         let (client, _) = try Client.connect(
             socketOptions, name: "popgesturectl demo", signals: signals, onLine: { printer.print($0) })
-        let status = try client.requireOK(.object(["type": .string("status")]), onLine: { printer.print($0) })
+        let status = try client.requireOK(.request("status"), onLine: { printer.print($0) })
         let create = SessionCommand.create(
             navigator: Self.navigator, pages: Self.pages.map { .object(["id": .string($0)]) }, layout: nil)
         let created = try client.request(create.request!, onLine: { printer.print($0) })
@@ -34,7 +34,7 @@ struct Demo: ParsableCommand {
             throw CtlFailure("cannot create navigator \(Self.navigator): \(created.message.errorSummary)\(hint)",
                              exitCode: .errorReply)
         }
-        try client.requireOK(.object(["type": .string("subscribe")]), onLine: { printer.print($0) })
+        try client.requireOK(.request("subscribe"), onLine: { printer.print($0) })
         Self.hint(devices: status.message["devices"]?.array ?? []).forEach(standardError)
 
         // Popped pages, last popped last; they return in reverse, which restores the order.

@@ -1,3 +1,5 @@
+import ArgumentParser
+
 /// Prints the daemon's lines as they arrive: readable, or raw with `--json`.
 struct EventPrinter {
     var json: Bool
@@ -20,5 +22,3 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print the daemon's JSON lines as they are.")
     var json = false
 }
-
-import ArgumentParser

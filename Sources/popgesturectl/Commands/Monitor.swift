@@ -25,10 +25,10 @@ struct Monitor: ParsableCommand {
         let (client, _) = try Client.connect(
             socketOptions, name: "popgesturectl monitor", signals: signals, onLine: { printer.print($0) })
         if !output.json {
-            let status = try client.requireOK(.object(["type": .string("status")]), onLine: { printer.print($0) })
+            let status = try client.requireOK(.request("status"), onLine: { printer.print($0) })
             standardError(Self.header(status.message, path: client.connection.path))
         }
-        try client.requireOK(.object(["type": .string("subscribe")]), onLine: { printer.print($0) })
+        try client.requireOK(.request("subscribe"), onLine: { printer.print($0) })
         try watchEvents(client, printer: &printer)
     }
 

@@ -60,9 +60,9 @@ struct Push: ParsableCommand {
             navigator: navigator, pages: try pages.map { try SessionCommand.page(Self.word($0)) }, layout: layout)
         let reply = try client.request(create.request!, onLine: { printer.print($0) })
         printer.print(reply: reply, command: (["create", navigator] + pages).joined(separator: " "))
-        if reply.isError { throw ExitCode(ExitStatus.errorReply.rawValue) }
+        if reply.isError { throw CtlFailure("create: \(reply.message.errorSummary)", exitCode: .errorReply) }
         if observer {
-            try client.requireOK(.object(["type": .string("subscribe")]), onLine: { printer.print($0) })
+            try client.requireOK(.request("subscribe"), onLine: { printer.print($0) })
         }
         standardError(
             "popgesturectl: client \(client.number.map(String.init) ?? "?") owns \(navigator); waiting for gestures. "

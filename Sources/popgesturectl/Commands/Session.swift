@@ -127,7 +127,7 @@ struct SessionRunner {
                     return true
                 }
                 guard try takeLine(until: deadline) else {
-                    return fail(.errorReply, "\(text): none within \(timeout!.components.seconds) s")
+                    return fail(.errorReply, "\(text): none came within the timeout")
                 }
             }
         case .sleep(let duration):

@@ -9,7 +9,7 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let (client, _) = try Client.connect(socketOptions, name: "popgesturectl status", signals: nil)
-        let reply = try client.requireOK(.object(["type": .string("status")]), onLine: { _ in })
+        let reply = try client.requireOK(.request("status"), onLine: { _ in })
         if output.json {
             standardOutput(reply.line)
         } else {
@@ -32,7 +32,7 @@ struct Stack: ParsableCommand {
     func run() throws {
         let (client, _) = try Client.connect(socketOptions, name: "popgesturectl stack", signals: nil)
         let reply = try client.requireOK(
-            .object(["type": .string("stack"), "navigator": .string(navigator)]), onLine: { _ in })
+            .request("stack", navigator: navigator), onLine: { _ in })
         if output.json {
             standardOutput(reply.line)
         } else {

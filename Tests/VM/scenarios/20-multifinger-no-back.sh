@@ -47,7 +47,8 @@ wait_for 30 "the control swipe's back" has_event "$WORK/owner.out" back
 sleep 1
 expect_events "$WORK/owner.out" back 1
 expect_events "$WORK/watch.out" back 1
-log "rejections the observer saw: $(grep -oE '"reason" *: *"[a-z-]+"' "$WORK/watch.out" | sort | uniq -c | tr -s ' \n' ' ')"
+log "rejections the observer saw:$(grep -E '"type" *: *"rejected"' "$WORK/watch.out" |
+    grep -oE '"reason" *: *"[a-z-]+"' | sort | uniq -c | tr -s ' \n' ' ')"
 
 daemon_alive
 stop_daemon
