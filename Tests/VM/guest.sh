@@ -50,14 +50,17 @@ run_one() {
     while [ -e "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]; do
         if (( ${EPOCHREALTIME%.*} >= deadline )); then
             timed_out=true
-            echo "FAIL: timed out after ${limit}s (guest.sh killed it)" >>"$log"
             kill -TERM -- "-$pid" 2>/dev/null; sleep 3
+            kill -KILL -- "-$pid" 2>/dev/null
             break
         fi
         sleep 0.5
     done
     wait "$pid"; local rc=$?
-    $timed_out && rc=124
+    if $timed_out; then
+        rc=124
+        echo "FAIL: timed out after ${limit}s (guest.sh killed it)" >>"$log"
+    fi
     # Whatever the scenario left behind (daemon, evemu-device, clients) goes now.
     kill -KILL -- "-$pid" 2>/dev/null
     sleep 0.5

@@ -194,7 +194,7 @@ for tool in ("lisgd", "popgestured"):
         if not lat and recv:
             c["p50"] = c["p99"] = "n/a (missed swipes)"
         ticks, ns = (int(x) for x in read(f"{tool}.cpu"))
-        c["cpu"] = f"{ticks * 1000 // tck} ms ({ns / 1e6:.1f} ms)"
+        c["cpu"] = f"{ticks * 1000 // tck} ms ({ns / 1e6:.1f} ms)" if ns else f"{ticks * 1000 // tck} ms (n/a)"
         c["hwm"] = f"{int(read(f'{tool}.hwm')[0]) / 1024:.1f} MiB"
         c["wake"] = read(f"{tool}.wakeups")[0]
         c["threads"] = " -> ".join(read(f"{tool}.threads", []))
