@@ -59,12 +59,13 @@ need_daemon() {
 # Every background process a scenario starts is recorded, and stopped when it
 # exits (guest.sh also kills the scenario's whole process group afterwards).
 BG_PIDS=()
-cleanup() {
+stop_background() {
     local pid
     for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
     sleep 0.2
     for pid in "${BG_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
 }
+cleanup() { stop_background; rm -rf "$RUNDIR"; }
 trap cleanup EXIT
 
 # count_events FILE TYPE [REASON]: lines of a JSON event stream with that "type"
@@ -131,6 +132,13 @@ create_device() {
     udev_prop "$DEV_NODE" ID_INPUT_TOUCHPAD=1 && kind=touchpad
     DEV_KIND=$kind
     log "device $DEV_NODE ($kind) from ${DEV_DESC##*/}, evemu-device pid $DEV_PID"
+}
+
+# has_open PID NODE: the process has NODE open (how to know lisgd is ready: it prints nothing).
+has_open() {
+    local fd
+    for fd in /proc/"$1"/fd/*; do [ "$(readlink "$fd" 2>/dev/null)" = "$2" ] && return 0; done
+    return 1
 }
 
 # remove_device [PID NODE]: unplugs (kills evemu-device) and waits for the node to go.

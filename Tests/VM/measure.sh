@@ -32,7 +32,7 @@ cpu_ticks() {  # utime+stime of the process (all its threads, live or gone)
     awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
 }
 cpu_ns() {  # time on CPU of the live threads, in ns
-    cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
+    cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'  # %d overflows at 2^31 in mawk
 }
 ctx_switches() {
     cat /proc/"$1"/task/*/status 2>/dev/null |
@@ -89,14 +89,14 @@ wait_for 30 "the bare reader to open $DEV_NODE" grep -q '^ready' "$WORK/bare.out
 # ---- lisgd: a left-edge, left-to-right one-finger swipe runs `stamp`.
 phase_lisgd() {
     BG_PIDS=()
-    trap cleanup EXIT
+    trap stop_background EXIT  # its own processes; $RUNDIR stays for the next phase
     : >"$RUNDIR/lisgd.times"
     lisgd -d "$DEV_NODE" -w 1920 -h 1080 -g "1,LR,L,*,R,$STAMP >>$RUNDIR/lisgd.times" \
         >"$WORK/lisgd.log" 2>&1 &
     local pid=$!
     BG_PIDS+=("$pid")
-    sleep 3  # no ready line: give libinput time to open the device
-    alive "$pid" || { cat "$WORK/lisgd.log" >&2; fail "lisgd exited"; }
+    try_wait 30 has_open "$pid" "$DEV_NODE" || { cat "$WORK/lisgd.log" >&2; fail "lisgd did not open $DEV_NODE"; }
+    sleep 0.5  # opened; let libinput finish adding the device
     echo "lisgd $(dpkg-query -W -f='${Version}' lisgd 2>/dev/null)" >"$WORK/lisgd.version"
     measure_phase lisgd "$pid" lisgd_count
     cp "$RUNDIR/lisgd.times" "$WORK/lisgd.times"
@@ -113,16 +113,22 @@ for _ in range(n):
 PY
 }
 
+_stamp_client_created() {
+    alive "$STAMP_PID" || fail "the stamp client exited: $(cat "$WORK/stamp-client.err")"
+    grep -qE '"id" *: *"create"' "$RUNDIR/popgestured.times"
+}
+
 # ---- popgestured: the daemon finds the device (already plugged) by itself; the
 # C client owns a navigator, stamps each back and pushes the page again.
 phase_popgestured() {
     BG_PIDS=()
-    trap cleanup EXIT
+    trap stop_background EXIT  # its own processes; $RUNDIR stays for the next phase
     start_daemon
     wait_device_listed "$DEV_NODE"
     "$STAMP" client "$SOCK" >"$RUNDIR/popgestured.times" 2>"$WORK/stamp-client.err" &
-    BG_PIDS+=("$!")
-    wait_for 30 "the stamp client's navigator" grep -qE '"id" *: *"create"' "$RUNDIR/popgestured.times"
+    STAMP_PID=$!
+    BG_PIDS+=("$STAMP_PID")
+    wait_for 30 "the stamp client's navigator" _stamp_client_created
     grep -E '"id" *: *"create"' "$RUNDIR/popgestured.times" | grep -qv '"error"' ||
         fail "the daemon refused the stamp client's navigator: $(cat "$RUNDIR/popgestured.times")"
     measure_phase popgestured "$DAEMON_PID" popgestured_count

@@ -20,8 +20,9 @@ for name in elan-touchscreen ntrig-multitouch; do
         >"$WORK/$name.lisgd.log" 2>&1 &
     lisgd_pid=$!
     BG_PIDS+=("$lisgd_pid")
-    sleep 3  # lisgd prints nothing when ready; give libinput time to open the device
-    alive "$lisgd_pid" || { cat "$WORK/$name.lisgd.log" >&2; fail "lisgd exited on $DEV_NODE"; }
+    try_wait 30 has_open "$lisgd_pid" "$DEV_NODE" ||
+        { cat "$WORK/$name.lisgd.log" >&2; fail "lisgd did not open $DEV_NODE"; }
+    sleep 0.5  # opened; let libinput finish adding the device
 
     play "$DEV_NODE" "$(fixture "$name.swipe.events")"
     wait_for 30 "the bare reader to see the finger lift on $name" grep -q '^up ' "$WORK/$name.evread"
