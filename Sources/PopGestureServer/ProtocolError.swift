@@ -24,6 +24,23 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let helloRequired = Code(rawValue: "hello-required")
         /// `hello` asked for a protocol version this daemon does not speak.
         public static let unsupportedVersion = Code(rawValue: "unsupported-version")
+
+        // Limits (docs/PROTOCOL.md, "Limits"): each names the limit that was hit.
+
+        /// Arrays and objects nested deeper than the limit; refused before any parsing.
+        public static let nestingTooDeep = Code(rawValue: "nesting-too-deep")
+        /// The same key twice in one object.
+        public static let duplicateKey = Code(rawValue: "duplicate-key")
+        /// A string (an id, a name) longer than its limit.
+        public static let tooLong = Code(rawValue: "too-long")
+        /// An array (pages, exclusion zones) with more items than its limit.
+        public static let tooMany = Code(rawValue: "too-many")
+        /// The daemon already serves its limit of clients; the connection is closed.
+        public static let tooManyClients = Code(rawValue: "too-many-clients")
+        /// A line started but not finished within the line timeout; the connection is closed.
+        public static let lineTimeout = Code(rawValue: "line-timeout")
+        /// The peer may not use this socket (see "Who may connect"); the connection is closed.
+        public static let notPermitted = Code(rawValue: "not-permitted")
     }
 
     public var code: Code
