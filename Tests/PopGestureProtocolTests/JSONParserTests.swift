@@ -242,6 +242,7 @@ struct JSONParserTests {
         ("-", .invalidNumber, 1),
         ("-a", .invalidNumber, 1),
         ("01", .invalidNumber, 1),
+        ("01x", .invalidNumber, 1),
         ("-012", .invalidNumber, 2),
         ("1.", .invalidNumber, 2),
         ("1.e5", .invalidNumber, 2),
@@ -251,6 +252,7 @@ struct JSONParserTests {
         (#""\x""#, .invalidEscape, 1),
         (#""ab\'""#, .invalidEscape, 3),
         (#""\u12G4""#, .invalidEscape, 1),
+        (#""\u12""#, .invalidEscape, 1),
         (#""\U0041""#, .invalidEscape, 1),
     ])
     func invalid(text: String, code: JSONError.Code, offset: Int) {
