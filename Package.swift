@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "popgestured", targets: ["popgestured"]),
         .executable(name: "popgesturectl", targets: ["popgesturectl"]),
         .library(name: "PopGestureCore", targets: ["PopGestureCore"]),
+        .library(name: "PopGestureProtocol", targets: ["PopGestureProtocol"]),
         .library(name: "PopGestureInput", targets: ["PopGestureInput"]),
         .library(name: "PopGestureRecording", targets: ["PopGestureRecording"]),
         .library(name: "PopGestureServer", targets: ["PopGestureServer"]),
@@ -46,6 +47,10 @@ let package = Package(
                 .product(name: "RealModule", package: "swift-numerics"),
             ]),
 
+        // The wire's JSON codec and the protocol's limits. Depends on nothing (no Foundation,
+        // no engine), so the daemon and popgesturectl share it.
+        .target(name: "PopGestureProtocol"),
+
         // The only module that talks to the C input stack: libevdev, mtdev, libudev.
         .target(
             name: "PopGestureInput",
@@ -58,7 +63,7 @@ let package = Package(
         .target(
             name: "PopGestureServer",
             dependencies: [
-                "PopGestureCore", "PopGestureInput",
+                "PopGestureCore", "PopGestureInput", "PopGestureProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -92,11 +97,13 @@ let package = Package(
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
+                "PopGestureProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
         .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore"]),
+        .testTarget(name: "PopGestureProtocolTests", dependencies: ["PopGestureProtocol"]),
         .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore", "CEvdev"]),
         .testTarget(
             name: "ReplayTests",

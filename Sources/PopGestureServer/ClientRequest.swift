@@ -3,7 +3,8 @@ import PopGestureCore
 /// One request a client sent, as `RequestParser` read it (see docs/PROTOCOL.md).
 public enum ClientRequest: Sendable, Hashable {
     /// Must come first. `version` is checked by the server, not the parser, so that a
-    /// newer client gets `unsupported-version` rather than a parse error.
+    /// newer client gets `unsupported-version` rather than a parse error. `name` is at
+    /// most `ProtocolLimits.maximumIdentifierBytes`.
     case hello(version: Int64, name: String?)
     /// Become an observer: receive every event, `rejected` included.
     case subscribe
@@ -43,7 +44,9 @@ public enum ClientRequest: Sendable, Hashable {
     }
 }
 
-/// The optional `"id"` of a request, echoed in its reply so scripts can match them.
+/// The optional `"id"` of a request, echoed in its reply so scripts can match them:
+/// an integer literal (`1.0` is refused, not echoed as `1`) or a string of at most
+/// `ProtocolLimits.maximumIdentifierBytes`.
 public enum RequestID: Sendable, Hashable {
     case integer(Int64)
     case string(String)

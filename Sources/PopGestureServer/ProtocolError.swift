@@ -8,7 +8,8 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
 
-        /// The line is not JSON (or not UTF-8).
+        /// The line is not JSON (or not UTF-8, or escapes a lone surrogate); the message
+        /// says what and at which byte.
         public static let malformedJSON = Code(rawValue: "malformed-json")
         /// The line is JSON but not an object.
         public static let notAnObject = Code(rawValue: "not-an-object")
@@ -27,13 +28,16 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
 
         // Limits (docs/PROTOCOL.md, "Limits"): each names the limit that was hit.
 
-        /// Arrays and objects nested deeper than the limit; refused before any parsing.
+        /// Arrays and objects nested deeper than `ProtocolLimits.maximumNestingDepth` (16);
+        /// the parser stops at the bracket that opens level 17, without recursing further.
         public static let nestingTooDeep = Code(rawValue: "nesting-too-deep")
-        /// The same key twice in one object.
+        /// The same key twice in one object; the message names it.
         public static let duplicateKey = Code(rawValue: "duplicate-key")
-        /// A string (an id, a name) longer than its limit.
+        /// A string (an id, a name) longer than its limit (`ProtocolLimits.maximumIdentifierBytes`);
+        /// the message names the key path and the limit.
         public static let tooLong = Code(rawValue: "too-long")
-        /// An array (pages, exclusion zones) with more items than its limit.
+        /// An array (pages, exclusion zones) with more items than its limit
+        /// (`ProtocolLimits.maximumPagesPerNavigator`, `.maximumExclusionZonesPerPage`).
         public static let tooMany = Code(rawValue: "too-many")
         /// The daemon already serves its limit of clients; the connection is closed.
         public static let tooManyClients = Code(rawValue: "too-many-clients")

@@ -1,40 +1,73 @@
-import Foundation
 import PopGestureCore
+import PopGestureProtocol
 
 /// Reads one protocol line into a typed request, or says exactly what is wrong with it.
 ///
 /// Strict about types (`"animated": 1` is not a boolean) so that a client's bug shows
 /// up as an error naming the key, rather than as a default silently taken. Unknown keys
 /// are ignored, so newer clients can send more. `null` counts as absent.
+///
+/// Bounded for any line: the JSON parser stops at `ProtocolLimits.maximumNestingDepth`
+/// and refuses duplicated keys, and the sizes of ids, names and arrays are checked
+/// against `ProtocolLimits` before anything is built from them.
 public enum RequestParser {
     /// Parses one line (without its newline; surrounding whitespace is allowed).
     public static func parse(_ line: some Collection<UInt8>) throws(ProtocolError) -> IdentifiedRequest {
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(line))
+            value = try JSONParser.parse(line)
         } catch {
-            throw ProtocolError(.malformedJSON, "the line is not valid JSON")
+            throw protocolError(error)
         }
         guard case .object(let object) = value else {
             throw ProtocolError(.notAnObject, "a request is a JSON object, got \(value.kind)")
         }
         let typeName: String? = if case .string(let name)? = object["type"] { name } else { nil }
+        // Echoed in every error; one too long to be a request type is left out.
+        let echoedType = typeName.flatMap { $0.utf8.count <= ProtocolLimits.maximumIdentifierBytes ? $0 : nil }
 
         let id: RequestID?
         switch object["id"] {
         case nil, .null?: id = nil
         case .integer(let n)?: id = .integer(n)
-        case .string(let s)?: id = .string(s)
+        case .string(let s)?:
+            try checkLength(s, "\"id\"", request: echoedType, id: nil)
+            id = .string(s)
         case let other?:
             throw ProtocolError(
-                .invalidField, "\"id\" must be an integer or a string, got \(other.kind)", request: typeName)
+                .invalidField, "\"id\" must be an integer or a string, got \(other.kind)", request: echoedType)
         }
-        let fields = Fields(object: object, request: typeName, id: id)
+        let fields = Fields(object: object, request: echoedType, id: id)
         guard let type = typeName else {
             _ = try fields.string("type")  // throws missing-field or invalid-field
             throw fields.error(.invalidField, "\"type\" must be a string")
         }
         return IdentifiedRequest(try request(type, fields), id: id)
+    }
+
+    /// The reply for a line the JSON parser refused: the limits get their own codes.
+    static func protocolError(_ error: JSONError) -> ProtocolError {
+        switch error.code {
+        case .nestingTooDeep:
+            ProtocolError(
+                .nestingTooDeep,
+                "arrays and objects nest at most \(ProtocolLimits.maximumNestingDepth) deep; byte \(error.offset) opens one more level")
+        case .duplicateKey:
+            ProtocolError(
+                .duplicateKey,
+                "key \(ProtocolLimits.quoted(error.key ?? "")) appears twice in one object (byte \(error.offset))")
+        default:
+            ProtocolError(.malformedJSON, "the line is not valid JSON: \(error)")
+        }
+    }
+
+    /// Refuses a string over `ProtocolLimits.maximumIdentifierBytes`; `name` is the quoted key path.
+    static func checkLength(_ s: String, _ name: String, request: String?, id: RequestID?) throws(ProtocolError) {
+        let limit = ProtocolLimits.maximumIdentifierBytes
+        guard s.utf8.count <= limit else {
+            throw ProtocolError(
+                .tooLong, "\(name) is \(s.utf8.count) bytes; the limit is \(limit) bytes of UTF-8", request: request, id: id)
+        }
     }
 
     /// Parses one line given as text; for tests and tools.
@@ -51,7 +84,9 @@ public enum RequestParser {
     private static func request(_ type: String, _ f: Fields) throws(ProtocolError) -> ClientRequest {
         switch type {
         case "hello":
-            return .hello(version: try f.integer("version"), name: try f.optionalString("name"))
+            let name = try f.optionalString("name")
+            if let name { try f.checkLength(name, "name") }
+            return .hello(version: try f.integer("version"), name: name)
         case "subscribe":
             return .subscribe
         case "unsubscribe":
@@ -88,8 +123,9 @@ public enum RequestParser {
             return .status
         default:
             throw ProtocolError(
-                .unknownType, "\"type\" \"\(type)\" is not a request; known: \(types.joined(separator: ", "))",
-                request: type, id: f.id)
+                .unknownType,
+                "\"type\" \(ProtocolLimits.quoted(type)) is not a request; known: \(types.joined(separator: ", "))",
+                request: f.request, id: f.id)
         }
     }
 }
@@ -97,7 +133,7 @@ public enum RequestParser {
 /// Typed access to a request's keys; every error names the key by its full path
 /// (`pages[1].exclusionZones[0]`).
 private struct Fields {
-    let object: [String: JSONValue]
+    let object: JSONObject
     let request: String?
     let id: RequestID?
     /// Prepended to key names in messages, e.g. `page.`.
@@ -126,6 +162,18 @@ private struct Fields {
         error(.invalidField, "\"\(path)\(key)\" must be \(expected), got \(value.kind)")
     }
 
+    /// `too-long` when `s` is over `ProtocolLimits.maximumIdentifierBytes`.
+    func checkLength(_ s: String, _ key: String) throws(ProtocolError) {
+        try RequestParser.checkLength(s, "\"\(path)\(key)\"", request: request, id: id)
+    }
+
+    /// `too-many` when `items` is over `limit`.
+    func checkCount(_ items: [JSONValue], _ key: String, limit: Int, of what: String) throws(ProtocolError) {
+        guard items.count <= limit else {
+            throw error(.tooMany, "\"\(path)\(key)\" has \(items.count) \(what); the limit is \(limit)")
+        }
+    }
+
     func string(_ key: String) throws(ProtocolError) -> String {
         let value = try required(key, "a string")
         guard case .string(let s) = value else { throw invalid(key, "a string", got: value) }
@@ -138,17 +186,19 @@ private struct Fields {
         return s
     }
 
-    /// A non-empty string: navigator and page ids.
+    /// A non-empty string of at most `ProtocolLimits.maximumIdentifierBytes`: navigator and page ids.
     func identifier(_ key: String) throws(ProtocolError) -> String {
         let value = try required(key, "a non-empty string")
         guard case .string(let s) = value, !s.isEmpty else {
             throw invalid(key, "a non-empty string", got: value)
         }
+        try checkLength(s, key)
         return s
     }
 
     func navigator() throws(ProtocolError) -> String { try identifier("navigator") }
 
+    /// An integer literal (`1`, not `1.0` or `1e0`) that fits Int64.
     func integer(_ key: String) throws(ProtocolError) -> Int64 {
         let value = try required(key, "an integer")
         guard case .integer(let n) = value else { throw invalid(key, "an integer", got: value) }
@@ -161,9 +211,16 @@ private struct Fields {
         return b
     }
 
+    /// Any finite number; `1e400` is refused here, not by the JSON parser.
     func optionalNumber(_ key: String) throws(ProtocolError) -> Double? {
         guard let value = value(key) else { return nil }
-        guard let n = value.number else { throw invalid(key, "a number", got: value) }
+        return try finite(value, key)
+    }
+
+    /// The number in `value`, or `invalid-field` naming `key`.
+    func finite(_ value: JSONValue, _ key: String) throws(ProtocolError) -> Double {
+        guard let n = value.double else { throw invalid(key, "a number", got: value) }
+        guard n.isFinite else { throw invalid(key, "a finite number", got: value) }
         return n
     }
 
@@ -179,9 +236,11 @@ private struct Fields {
         try Self.page(try required(key, "a page object"), at: path + key, request: request, id: id)
     }
 
+    /// At most `ProtocolLimits.maximumPagesPerNavigator`, counted before any is read.
     func pages(_ key: String) throws(ProtocolError) -> [Page] {
         let value = try required(key, "an array of page objects")
         guard case .array(let items) = value else { throw invalid(key, "an array of page objects", got: value) }
+        try checkCount(items, key, limit: ProtocolLimits.maximumPagesPerNavigator, of: "pages")
         var pages: [Page] = []
         for (index, item) in items.enumerated() {
             pages.append(try Self.page(item, at: "\(path)\(key)[\(index)]", request: request, id: id))
@@ -206,68 +265,17 @@ private struct Fields {
         if let zones = f.value("exclusionZones") {
             let expected = "an array of [x, y, width, height] arrays"
             guard case .array(let items) = zones else { throw f.invalid("exclusionZones", expected, got: zones) }
+            try f.checkCount(
+                items, "exclusionZones", limit: ProtocolLimits.maximumExclusionZonesPerPage, of: "zones")
             for (index, item) in items.enumerated() {
                 let key = "exclusionZones[\(index)]"
-                guard case .array(let numbers) = item, numbers.count == 4,
-                      let x = numbers[0].number, let y = numbers[1].number,
-                      let width = numbers[2].number, let height = numbers[3].number
+                guard case .array(let numbers) = item, numbers.count == 4, numbers.allSatisfy({ $0.double != nil })
                 else { throw f.invalid(key, "[x, y, width, height], four numbers in screen fractions", got: item) }
+                let x = try f.finite(numbers[0], key + "[0]"), y = try f.finite(numbers[1], key + "[1]")
+                let width = try f.finite(numbers[2], key + "[2]"), height = try f.finite(numbers[3], key + "[3]")
                 page.exclusionZones.append(NormalizedRect(x: x, y: y, width: width, height: height))
             }
         }
         return page
-    }
-}
-
-/// Any JSON value, keeping integers apart from other numbers and booleans apart from both.
-enum JSONValue: Decodable, Sendable, Hashable {
-    case null
-    case bool(Bool)
-    case integer(Int64)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        // Bool before the numbers: JSONDecoder never reads `true` as a number or `1` as a
-        // Bool, so the order only matters for speed. Int64 before Double keeps integers exact.
-        if container.decodeNil() {
-            self = .null
-        } else if let b = try? container.decode(Bool.self) {
-            self = .bool(b)
-        } else if let n = try? container.decode(Int64.self) {
-            self = .integer(n)
-        } else if let d = try? container.decode(Double.self) {
-            self = .number(d)
-        } else if let s = try? container.decode(String.self) {
-            self = .string(s)
-        } else if let a = try? container.decode([JSONValue].self) {
-            self = .array(a)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-
-    /// Integers and other numbers alike, as a finite Double.
-    var number: Double? {
-        switch self {
-        case .integer(let n): Double(n)
-        case .number(let d) where d.isFinite: d
-        default: nil
-        }
-    }
-
-    /// How a message names what was sent instead.
-    var kind: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .integer, .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
     }
 }

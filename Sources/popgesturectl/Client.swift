@@ -48,7 +48,7 @@ final class Client {
         }
         let client = Client(connection: connection, readingCommands: readingCommands, signals: signals)
         let hello = try client.request(
-            .object(["type": .string("hello"), "version": .number("1"), "name": .string(name)]), onLine: onLine)
+            .object(["type": .string("hello"), "version": .integer(1), "name": .string(name)]), onLine: onLine)
         if hello.isError { throw CtlFailure("popgestured refused hello: \(hello.message.errorSummary)", exitCode: .errorReply) }
         return (client, hello)
     }
@@ -68,11 +68,11 @@ final class Client {
     /// returned, not thrown, so a session can go on.
     @discardableResult
     func request(_ request: JSON, onLine: (String) -> Void) throws -> Reply {
-        guard case .object(var members) = request else { preconditionFailure("a request is an object") }
+        guard case .object(var object) = request else { preconditionFailure("a request is an object") }
         let id = nextID
         nextID += 1
-        members.append(JSON.Member(key: "id", value: .number(String(id))))
-        try connection.send(JSON.object(members).text)
+        object["id"] = .integer(id)
+        try connection.send(JSON.object(object).text)
 
         let deadline = ContinuousClock.now + Self.replyTimeout
         while true {
@@ -85,11 +85,11 @@ final class Client {
                     continue
                 }
                 // A reply to an earlier, abandoned request is shown, not mistaken for ours.
-                if let echoed = message["id"], echoed != .number(String(id)) {
+                if let echoed = message["id"], echoed != .integer(id) {
                     onLine(line)
                     continue
                 }
-                if type == "hello", let number = message["client"]?.int { self.number = number }
+                if type == "hello", let number = message["client"]?.integer { self.number = number }
                 return Reply(message: message, line: line)
             case .daemonClosed:
                 throw Interruption.daemonClosed

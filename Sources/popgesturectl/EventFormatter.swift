@@ -28,7 +28,7 @@ struct EventFormatter {
     mutating func format(_ event: JSON) -> String? {
         guard let type = event.type, let fields = Self.fields(of: type, in: event) else { return nil }
         var time: String?
-        if let microseconds = event["time_us"]?.int {
+        if let microseconds = event["time_us"]?.integer {
             let origin = self.origin ?? microseconds
             self.origin = origin
             time = Self.seconds(microseconds &- origin)
@@ -54,7 +54,7 @@ struct EventFormatter {
             guard let navigator, let page, let hidden = event["hidden"]?.bool else { return nil }
             return "\(navigator)  \(page)  \(hidden ? "hidden" : "shown")"
         case "rejected":
-            guard let reason = event["reason"]?.string, let device = event["device"]?.int else { return nil }
+            guard let reason = event["reason"]?.string, let device = event["device"]?.integer else { return nil }
             return "\(reason)  device \(device)"
         default:
             return nil
@@ -65,9 +65,9 @@ struct EventFormatter {
     static func format(reply: JSON, command: String) -> String {
         switch reply.type {
         case "hello":
-            let client = reply["client"]?.int.map(String.init) ?? "?"
+            let client = reply["client"]?.integer.map(String.init) ?? "?"
             let server = reply["server"]?.string ?? "?"
-            let version = reply["version"]?.int.map(String.init) ?? "?"
+            let version = reply["version"]?.integer.map(String.init) ?? "?"
             return row(time: nil, type: "hello", "client \(client)  \(server) protocol \(version)")
         case "ok":
             return row(time: nil, type: "ok", command)

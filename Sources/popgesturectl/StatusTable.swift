@@ -38,7 +38,7 @@ enum StatusTable {
     static func stackLine(_ stack: JSON) -> String {
         let pages = (stack["pages"]?.array ?? []).map { $0.string ?? $0.text }
         var notes: [String] = []
-        if let owner = stack["owner"]?.int { notes.append("client \(owner)") }
+        if let owner = stack["owner"]?.integer { notes.append("client \(owner)") }
         if stack["front"]?.bool == true { notes.append("front") }
         if stack["transitioning"]?.bool == true { notes.append("transitioning") }
         let navigator = stack["navigator"]?.string ?? "?"
@@ -51,7 +51,8 @@ enum StatusTable {
         case nil, .null?: "-"
         case .string(let text)?: text.isEmpty ? "-" : text
         case .bool(let flag)?: flag ? "yes" : "no"
-        case .number(let text)?: text
+        case .integer(let value)?: String(value)
+        case .number(let number)?: number.literal
         case let other?: other.text
         }
     }

@@ -130,31 +130,3 @@ import Testing
         #expect(SocketOptions.resolve(option: nil, environment: nil) == "/run/popgestured/popgestured.sock")
     }
 }
-
-/// The small JSON reader and writer the CLI uses instead of Foundation's.
-@Suite struct PopGestureCtlJSONTests {
-    @Test("objects keep their key order and numbers their text")
-    func roundTrip() throws {
-        let line = #"{"type":"back","time_us":1700000000123456,"progress":0.018,"list":[true,false,null,-1.5e3],"empty":{}}"#
-        let value = try JSON(parsing: line)
-        #expect(value.text == line)
-        #expect(value["time_us"]?.int == 1_700_000_000_123_456)
-        #expect(value["progress"]?.double == 0.018)
-        #expect(value["missing"] == nil)
-    }
-
-    @Test("escapes, surrogate pairs, and a lone surrogate without a crash")
-    func strings() throws {
-        #expect(try JSON(parsing: #""a\"b\\c\/d\n\t\u00e9\ud83d\ude00""#) == .string("a\"b\\c/d\n\té😀"))
-        #expect(try JSON(parsing: #""\ud800x""#) == .string("\u{FFFD}x"))
-        #expect(JSON.string("a\"\n\u{1}").text == #""a\"\n\u0001""#)
-    }
-
-    @Test("not JSON: an error with the offset", arguments: [
-        "", " ", "{", "}", "[1,]", "{\"a\" 1}", "{\"a\":1,}", "01x", "-", "1.", "1e", "tru", "\"abc", "\"\u{1}\"",
-        "\"\\x\"", "\"\\u12\"", "{} {}",
-    ])
-    func invalid(text: String) {
-        #expect(throws: JSONSyntaxError.self) { try JSON(parsing: text) }
-    }
-}

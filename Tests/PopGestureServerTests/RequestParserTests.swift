@@ -1,4 +1,5 @@
 import PopGestureCore
+import PopGestureProtocol
 @testable import PopGestureServer
 import Testing
 
@@ -90,21 +91,65 @@ struct RequestParserTests {
 
     // MARK: - Errors
 
-    @Test("malformed-json: not JSON, truncated, not UTF-8")
+    @Test("malformed-json: not JSON, truncated, not UTF-8, a lone surrogate; the message says where")
     func malformed() {
-        for line in ["hello", #"{"type":"status""#, "{'type':'status'}"] {
+        for line in ["hello", #"{"type":"status""#, "{'type':'status'}", #"{"type":"status","name":"\ud800"}"#] {
             #expect(error(line)?.code == .malformedJSON, "\(line)")
         }
-        #expect(throws: ProtocolError(.malformedJSON, "the line is not valid JSON")) {
+        #expect(throws: ProtocolError(.malformedJSON, "the line is not valid JSON: invalid-utf8 at byte 25: byte 0xFF cannot start a UTF-8 character")) {
             try RequestParser.parse([UInt8](#"{"type":"status","name":""#.utf8) + [0xff, 0xfe] + Array(#""}"#.utf8))
         }
     }
 
-    @Test("nesting as deep as a line allows is refused, not recursed into")
-    func deepNesting() {
-        let depth = 30_000
-        let line = #"{"type":"status","x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
-        #expect(error(line)?.code == .malformedJSON)
+    @Test("nesting-too-deep: 16 levels are fine, 17 are refused however long the line")
+    func deepNesting() throws {
+        let ok = #"{"type":"status","x":"# + String(repeating: "[", count: 15) + String(repeating: "]", count: 15) + "}"
+        #expect(try parse(ok).request == .status)
+        for depth in [16, 511, 513, 30_000] {
+            let line = #"{"type":"status","x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
+            let e = error(line)
+            #expect(e?.code == .nestingTooDeep, "depth \(depth)")
+            #expect(e?.message.contains("at most 16 deep") == true)
+        }
+        // The two lines from issue 7 that killed the daemon.
+        #expect(error(String(repeating: "[", count: 513))?.code == .nestingTooDeep)
+        #expect(error(String(repeating: #"{"a":"#, count: 512) + "[")?.code == .nestingTooDeep)
+    }
+
+    @Test("duplicate-key names the key, at any depth")
+    func duplicateKey() {
+        let e = error(#"{"type":"status","type":"hello","version":1}"#)
+        #expect(e?.code == .duplicateKey)
+        #expect(e?.message.contains(#"key "type" appears twice"#) == true, "\(e?.message ?? "")")
+        let nested = error(#"{"type":"push","navigator":"n","page":{"id":"a","id":"b"}}"#)
+        #expect(nested?.code == .duplicateKey)
+        #expect(nested?.message.contains(#""id""#) == true)
+    }
+
+    @Test("1e400: refused only where a number is needed; ignored under an unknown key")
+    func outOfRangeNumbers() {
+        #expect((try? parse(#"{"type":"pop","navigator":"n","future":1e400}"#))?.request
+            == .navigation(.pop(navigator: "n", animated: false)))
+        let e = error(#"{"type":"push","navigator":"n","page":{"id":"p","maxStartDistance":1e400}}"#)
+        #expect(e?.code == .invalidField)
+        #expect(e?.message == #""page.maxStartDistance" must be a finite number, got a number out of range"#)
+        let zone = error(#"{"type":"push","navigator":"n","page":{"id":"p","exclusionZones":[[0,0,-1e400,1]]}}"#)
+        #expect(zone?.code == .invalidField)
+        #expect(zone?.message.contains(#""page.exclusionZones[0][2]" must be a finite number"#) == true)
+        #expect(error(#"{"type":"hello","version":1e400}"#)?.code == .invalidField)
+    }
+
+    @Test("an id is an integer literal or a string: 1.0 and 1e0 are refused, not echoed as 1")
+    func idLiterals() throws {
+        #expect(try parse(#"{"type":"status","id":-9223372036854775808}"#).id == .integer(.min))
+        for id in ["1.0", "1e0", "1E2", "9223372036854775808"] {
+            let e = error(#"{"type":"status","id":"# + id + "}")
+            #expect(e?.code == .invalidField, "\(id)")
+            #expect(e?.id == nil)
+            #expect(e?.request == "status")
+        }
+        #expect(error(#"{"type":"status","id":1.0}"#)?.message.contains("got a non-integer number") == true)
+        #expect(error(#"{"type":"hello","version":1.0}"#)?.code == .invalidField)
     }
 
     @Test("not-an-object: arrays, strings, numbers and null")
@@ -184,5 +229,82 @@ struct RequestParserTests {
         let bad = error(#"{"type":"push","id":[1]}"#)
         #expect(bad?.request == "push")
         #expect(bad?.id == nil)
+    }
+
+    // MARK: - Limits
+
+    static let limit = ProtocolLimits.maximumIdentifierBytes
+
+    @Test("too-long: ids, page ids, names and string request ids over 256 bytes; 256 is fine")
+    func tooLong() throws {
+        let atLimit = String(repeating: "é", count: Self.limit / 2)  // 256 bytes, 128 characters
+        let over = atLimit + "x"
+        #expect(try parse(#"{"type":"hello","version":1,"name":"\#(atLimit)","id":"\#(atLimit)"}"#)
+            == IdentifiedRequest(.hello(version: 1, name: atLimit), id: .string(atLimit)))
+        #expect(try parse(#"{"type":"push","navigator":"\#(atLimit)","page":{"id":"\#(atLimit)"}}"#).request
+            == .navigation(.push(navigator: atLimit, page: Page(id: atLimit), animated: false)))
+
+        let cases: [(String, String)] = [
+            (#"{"type":"pop","navigator":"\#(over)"}"#, #""navigator""#),
+            (#"{"type":"push","navigator":"n","page":{"id":"\#(over)"}}"#, #""page.id""#),
+            (#"{"type":"create","navigator":"n","pages":[{"id":"a"},{"id":"\#(over)"}]}"#, #""pages[1].id""#),
+            (#"{"type":"hello","version":1,"name":"\#(over)"}"#, #""name""#),
+            (#"{"type":"status","id":"\#(over)"}"#, #""id""#),
+        ]
+        for (line, path) in cases {
+            let e = error(line)
+            #expect(e?.code == .tooLong, "\(path)")
+            #expect(e?.message == "\(path) is 257 bytes; the limit is 256 bytes of UTF-8", "\(path)")
+        }
+        // An over-long id is not echoed; a valid one is, with the request's type.
+        #expect(error(#"{"type":"status","id":"\#(over)"}"#)?.id == nil)
+        let e = error(#"{"type":"pop","navigator":"\#(over)","id":3}"#)
+        #expect(e?.id == .integer(3))
+        #expect(e?.request == "pop")
+    }
+
+    @Test("too-many: more than 64 pages, more than 16 exclusion zones; the limits themselves are fine")
+    func tooMany() throws {
+        func pages(_ count: Int) -> String {
+            (0..<count).map { #"{"id":"p\#($0)"}"# }.joined(separator: ",")
+        }
+        func zones(_ count: Int) -> String {
+            Array(repeating: "[0,0,1,1]", count: count).joined(separator: ",")
+        }
+        let full = try parse(#"{"type":"replace","navigator":"n","pages":[\#(pages(64))]}"#)
+        guard case .navigation(.replace(_, let parsed, _)) = full.request else {
+            Issue.record("not a replace: \(full)")
+            return
+        }
+        #expect(parsed.count == 64)
+        let page = try parse(#"{"type":"push","navigator":"n","page":{"id":"p","exclusionZones":[\#(zones(16))]}}"#)
+        guard case .navigation(.push(_, let pushed, _)) = page.request else {
+            Issue.record("not a push: \(page)")
+            return
+        }
+        #expect(pushed.exclusionZones.count == 16)
+
+        let e = error(#"{"type":"create","navigator":"n","pages":[\#(pages(65))]}"#)
+        #expect(e?.code == .tooMany)
+        #expect(e?.message == #""pages" has 65 pages; the limit is 64"#)
+        #expect(error(#"{"type":"replace","navigator":"n","pages":[\#(pages(1000))]}"#)?.code == .tooMany)
+        let z = error(#"{"type":"create","navigator":"n","pages":[{"id":"a"},{"id":"b","exclusionZones":[\#(zones(17))]}]}"#)
+        #expect(z?.code == .tooMany)
+        #expect(z?.message == #""pages[1].exclusionZones" has 17 zones; the limit is 16"#)
+        // Counted before the items are read: 65 invalid pages still say too-many.
+        #expect(error(#"{"type":"create","navigator":"n","pages":[\#(Array(repeating: "7", count: 65).joined(separator: ","))]}"#)?
+            .code == .tooMany)
+    }
+
+    @Test("client text quoted in a message is cut; a type too long to be one is not echoed")
+    func boundedMessages() {
+        let long = String(repeating: "x", count: 60_000)
+        let e = error(#"{"type":"\#(long)"}"#)
+        #expect(e?.code == .unknownType)
+        #expect(e?.request == nil)
+        #expect((e?.message.utf8.count ?? .max) < 300)
+        let d = error(#"{"\#(long)":1,"\#(long)":2}"#)
+        #expect(d?.code == .duplicateKey)
+        #expect((d?.message.utf8.count ?? .max) < 200)
     }
 }
