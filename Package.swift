@@ -43,6 +43,7 @@ let package = Package(
         .target(
             name: "PopGestureCore",
             dependencies: [
+                "PopGestureProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "RealModule", package: "swift-numerics"),
             ]),

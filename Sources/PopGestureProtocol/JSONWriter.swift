@@ -45,13 +45,20 @@ extension JSONValue {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                // `\u00XX`, the two hex digits appended in place (no intermediate strings).
+                out += "\\u00"
+                out.unicodeScalars.append(hexDigit(scalar.value >> 4))
+                out.unicodeScalars.append(hexDigit(scalar.value & 0xF))
             default:
                 out.unicodeScalars.append(scalar)
             }
         }
         out += "\""
+    }
+
+    /// The lowercase hex digit for `nibble` (0...15).
+    private static func hexDigit(_ nibble: UInt32) -> Unicode.Scalar {
+        Unicode.Scalar(UInt8(nibble < 10 ? 0x30 + nibble : 0x57 + nibble))
     }
 
     /// `value` as a JSON string in double quotes.

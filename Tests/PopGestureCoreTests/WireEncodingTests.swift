@@ -156,4 +156,11 @@ struct WireEncodingTests {
         #expect(writer.finish() == #"{"b":"x","a":-42,"c":true,"d":[1,2]}"#)
         #expect(JSONObjectWriter().finish() == "{}")
     }
+
+    @Test("appendQuoted escapes and appends after what is already there")
+    func appendQuoted() {
+        var text = "x:"
+        JSONObjectWriter.appendQuoted("a\"\u{1}é", to: &text)
+        #expect(text == #"x:"a\"\u0001é""#)
+    }
 }

@@ -23,6 +23,15 @@ struct JSONValueTests {
         #expect(try JSONValue(parsing: JSONValue.string(every).text) == .string(every))
     }
 
+    @Test("control characters without a short escape are written as \\u00 and two lowercase hex digits")
+    func controlEscapes() {
+        for value in UInt32(0)..<0x20 where ![0x09, 0x0A, 0x0D].contains(value) {
+            let hex = String(value, radix: 16)
+            let expected = "\"\\u" + String(repeating: "0", count: 4 - hex.count) + hex + "\""
+            #expect(JSONValue.quoted(String(Unicode.Scalar(value)!)) == expected, "\(value)")
+        }
+    }
+
     @Test("numbers: only JSON syntax is a literal; only finite Doubles are numbers")
     func numbers() {
         #expect(JSONNumber("-1.5e+3")?.double == -1500)

@@ -1,3 +1,5 @@
+import PopGestureProtocol
+
 /// The newline-delimited JSON that clients receive (see docs/PROTOCOL.md).
 ///
 /// Hand-written rather than `JSONEncoder`: the key order is part of the readable,
@@ -112,23 +114,9 @@ public struct JSONObjectWriter: Sendable {
         text += ":"
     }
 
-    /// JSON string escaping (RFC 8259 §7).
+    /// Appends `value` as a JSON string in double quotes: the protocol's one escaping
+    /// routine, `JSONValue.quote` (RFC 8259 §7), writing straight into `text`.
     public static func appendQuoted(_ value: String, to text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
+        JSONValue.quote(value, to: &text)
     }
 }
