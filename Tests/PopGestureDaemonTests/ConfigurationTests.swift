@@ -27,6 +27,7 @@ private let everyKey = """
     rotation = 270
     touchpads = off
     socket = /run/popgestured/other#1.sock
+    clients = any
     log-level = debug
     """
 
@@ -40,6 +41,7 @@ private let everyKey = """
         #expect(configuration.touchpads.panSource == PanSettings.defaults(for: .touchpad).source)
         #expect(configuration.touchpads == .twoFinger)
         #expect(configuration.socketPath == "/run/popgestured/popgestured.sock")
+        #expect(configuration.clients == .seat)
         #expect(configuration.logLevel == .info)
     }
 
@@ -93,6 +95,7 @@ private let everyKey = """
         #expect(configuration.rotation == .clockwise270)
         #expect(configuration.touchpads == .off)
         #expect(configuration.socketPath == "/run/popgestured/other#1.sock")
+        #expect(configuration.clients == .any)
         #expect(configuration.logLevel == .debug)
         // The sample really covers every key: none is left at its default.
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
@@ -102,7 +105,7 @@ private let everyKey = """
         ("mode", "fullscreen"), ("mode", "edge"), ("layout", "ltr"), ("layout", "rtl"),
         ("rotation", "0"), ("rotation", "90"), ("rotation", "180"), ("rotation", "270"),
         ("touchpads", "off"), ("touchpads", "two-finger"), ("touchpads", "one-finger"),
-        ("log-level", "trace"), ("log-level", "notice"), ("log-level", "critical"),
+        ("clients", "seat"), ("clients", "any"), ("log-level", "trace"), ("log-level", "notice"), ("log-level", "critical"),
         ("commit-progress", "0"), ("commit-progress", "1"), ("max-angle-degrees", "90"),
         ("transition-timeout-ms", "0"), ("transition-timeout-ms", "60000"), ("edge-width-mm", "1e1"),
     ])
@@ -168,6 +171,8 @@ private let everyKey = """
              description: #"\#(path):1: touchpads: expected off, two-finger or one-finger, got "two-fingers""#),
         Case(text: "socket = run/popgestured.sock", code: .invalidValue, line: 1, key: "socket",
              description: #"\#(path):1: socket: expected an absolute path of at most 107 bytes, got "run/popgestured.sock""#),
+        Case(text: "clients = nobody", code: .invalidValue, line: 1, key: "clients",
+             description: #"\#(path):1: clients: expected seat or any, got "nobody""#),
         Case(text: "log-level = verbose", code: .invalidValue, line: 1, key: "log-level",
              description: #"\#(path):1: log-level: expected trace, debug, info, notice, warning, error or critical, got "verbose""#),
         Case(text: "commit-progress = 0.4 # a bit easier", code: .invalidValue, line: 1, key: "commit-progress",
@@ -227,12 +232,13 @@ private let everyKey = """
             mode: .edge, edgeWidthMillimetres: 7, decisionDistanceMillimetres: 5, maxAngleDegrees: 20,
             commitProgress: 0.6, flingVelocityMillimetresPerSecond: 300, layout: .rightToLeft,
             transitionTimeoutMilliseconds: 500, rotation: 90, touchpads: .oneFinger,
-            socketPath: "/tmp/pg.sock", logLevel: .trace)
+            socketPath: "/tmp/pg.sock", clients: .any, logLevel: .trace)
         let configuration = try Configuration.parse("", path: path, overrides: overrides)
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
         #expect(configuration.transitionTimeout == .milliseconds(500))
         #expect(configuration.socketPath == "/tmp/pg.sock")
         #expect(configuration.touchpads == .oneFinger)
+        #expect(configuration.clients == .any)
     }
 
     @Test func aBadOverrideIsRefusedWithTheFilesWords() {
