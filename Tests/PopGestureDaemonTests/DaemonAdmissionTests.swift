@@ -135,6 +135,29 @@ struct DaemonAdmissionTests {
         #expect(daemon.log.contains("clients = any: every local user who can reach the socket may connect"))
     }
 
+    /// logind's files as a seat whose active session belongs to `uid`, for the daemon
+    /// alone: a tmpfs over /run/systemd/seats in a mount namespace of its own.
+    static func onASeat(activeUID uid: UInt32) -> [String] {
+        let script = #"mount -t tmpfs tmpfs /run/systemd/seats && printf 'ACTIVE=c1\nACTIVE_UID=%s\n' "$1" >/run/systemd/seats/seat0 && shift && exec "$@""#
+        return ["/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c", script, "sh", "\(uid)"]
+    }
+
+    static var canFakeASeat: Bool {
+        canSwitchUser && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare")
+            && FileManager.default.fileExists(atPath: "/run/systemd/seats")
+    }
+
+    /// The refusal of uid 65533 needs the server to enforce the policy (helper B's).
+    @Test("clients = seat: the seat's active user (65534 here) is admitted, another uid is not", .enabled(if: canFakeASeat, "needs root, setpriv, unshare and /run/systemd/seats"))
+    func theSeatsActiveUserIsAdmitted() throws {
+        let daemon = try Daemon(configuration: "clients = seat\n", prefix: Self.onASeat(activeUID: Self.outsider))
+        #expect(daemon.log.contains("(1 seat(s), active now: uid 65534)"), "\(daemon.log)")
+        let line = try Self.firstLine(from: daemon.socket, as: Self.outsider)
+        #expect(line.hasPrefix(#"{"type":"hello","version":1,"server":"popgestured""#), "\(line)\n\(daemon.log)")
+        let other = try Self.firstLine(from: daemon.socket, as: Self.outsider - 1)
+        #expect(other.contains(#""code":"not-permitted""#), "\(other)\n\(daemon.log)")
+    }
+
     /// The refusal after the reload needs the server to enforce the policy (helper B's).
     @Test("a reload from clients = any to seat refuses uid 65534 from the next connection", .enabled(if: canSwitchUser, "needs root, setpriv and /usr/bin/python3"))
     func aReloadChangesWhoMayConnect() throws {
