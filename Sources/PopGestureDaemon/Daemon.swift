@@ -39,7 +39,7 @@ public struct Daemon: Sendable {
     /// Runs until SIGTERM or SIGINT; then stops cleanly and returns.
     public func run() throws {
         DeviceWatcher.blockSignals([SIGTERM, SIGINT, SIGHUP])
-        // Before any descriptor is opened: 128 clients and the devices need more than 1024 at worst.
+        // Before the socket and the devices are opened; the shell's 1024 is too few at worst.
         FileDescriptorLimit.raise(logger: logger)
         let notifier = SystemdNotifier()
         let listening = try listening(notifier: notifier)
