@@ -49,6 +49,7 @@ public struct Configuration: Sendable, Hashable {
         case rotation
         case touchpads
         case socket
+        case clients
         case logLevel = "log-level"
     }
 
@@ -65,6 +66,8 @@ public struct Configuration: Sendable, Hashable {
     public var touchpads: TouchpadMode
     /// `socket`: ignored under socket activation. Default ``defaultSocketPath``.
     public var socketPath: String
+    /// `clients`: who may connect. Default ``ClientsMode/seat``.
+    public var clients: ClientsMode
     /// `log-level`. Default `info`, swift-log's own.
     public var logLevel: Logger.Level
 
@@ -77,6 +80,7 @@ public struct Configuration: Sendable, Hashable {
         rotation = DeviceConfiguration().rotation
         touchpads = TouchpadMode(PanSettings.defaults(for: .touchpad).source)
         socketPath = Self.defaultSocketPath
+        clients = .seat
         logLevel = .info
     }
 
@@ -206,6 +210,9 @@ public struct Configuration: Sendable, Hashable {
             // sun_path holds 108 bytes, the last one the terminating NUL.
             guard text.hasPrefix("/"), text.utf8.count <= 107, !text.utf8.contains(0) else { throw refuse() }
             socketPath = text
+        case .clients:
+            guard let mode = ClientsMode(rawValue: text) else { throw refuse() }
+            clients = mode
         case .logLevel:
             guard let level = Logger.Level(rawValue: text) else { throw refuse() }
             logLevel = level
@@ -230,6 +237,7 @@ public struct Configuration: Sendable, Hashable {
         case .rotation: "\(rotation.rawValue)"
         case .touchpads: touchpads.rawValue
         case .socket: socketPath
+        case .clients: clients.rawValue
         case .logLevel: logLevel.rawValue
         }
     }
@@ -286,6 +294,7 @@ extension Configuration.Key {
         case .rotation: "0, 90, 180 or 270"
         case .touchpads: "off, two-finger or one-finger"
         case .socket: "an absolute path of at most 107 bytes"
+        case .clients: "seat or any"
         case .logLevel: "trace, debug, info, notice, warning, error or critical"
         }
     }

@@ -10,8 +10,15 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
 
         /// A file named with `--config` does not exist.
         public static let missingFile = Code(rawValue: "missing-file")
-        /// The file exists but cannot be read (permissions, a directory, an I/O error).
+        /// The file exists but cannot be read (permissions, an I/O error).
         public static let unreadableFile = Code(rawValue: "unreadable-file")
+        /// The path names a directory, a FIFO, a device or a socket: only a regular
+        /// file is read, so `/dev/zero` cannot fill memory nor a FIFO block the start.
+        public static let notRegularFile = Code(rawValue: "not-regular-file")
+        /// The file has more than `ConfigurationFile.maximumSize` (64 KiB) bytes.
+        public static let fileTooLarge = Code(rawValue: "file-too-large")
+        /// A line is not UTF-8; the error names the first such line.
+        public static let invalidUTF8 = Code(rawValue: "invalid-utf8")
         /// A line that is not blank, not a comment, and not `key = value`.
         public static let notKeyValue = Code(rawValue: "not-key-value")
         public static let unknownKey = Code(rawValue: "unknown-key")

@@ -1,5 +1,9 @@
 import SystemPackage
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The text of a configuration file: one `key = value` per line.
 ///
 /// Blank lines and lines whose first non-blank character is `#` are ignored.
@@ -51,31 +55,127 @@ public struct ConfigurationFile: Sendable, Hashable {
         }
     }
 
+    /// A configuration file may hold this many bytes: 64 KiB. Every key set with a
+    /// comment each fits in under 2 KiB; a larger file is a mistake (`--config` naming
+    /// a log or an image), and reading it whole would cost memory for nothing.
+    public static let maximumSize = 64 * 1024
+
     /// Reads and parses a file. Returns nil when it does not exist and is not
     /// `required` (the default file is optional; one named on the command line is not).
+    ///
+    /// Only a regular file of at most ``maximumSize`` bytes is read: `/dev/zero`,
+    /// a FIFO or a directory is refused before a byte is read, and at most
+    /// ``maximumSize`` + 1 bytes are ever read, so a file that grows meanwhile is
+    /// refused too. Its text must be UTF-8.
     public static func read(_ path: String, required: Bool) throws(ConfigurationError) -> ConfigurationFile? {
         let bytes: [UInt8]
         do {
-            bytes = try readAll(path)
-        } catch let errno as Errno where errno == .noSuchFileOrDirectory {
-            guard required else { return nil }
-            throw ConfigurationError(.missingFile, origin: .file(path: path, line: nil), "no such file")
+            bytes = try readBounded(path)
+        } catch .system(let errno) where errno == .noSuchFileOrDirectory && !required {
+            return nil
         } catch {
-            throw ConfigurationError(.unreadableFile, origin: .file(path: path, line: nil), "cannot read: \(error)")
+            throw error.configurationError(path: path)
         }
-        return try ConfigurationFile(parsing: String(decoding: bytes, as: UTF8.self), path: path)
+        return try ConfigurationFile(bytes: bytes, path: path)
     }
 
-    private static func readAll(_ path: String) throws -> [UInt8] {
-        let fd = try FileDescriptor.open(FilePath(path), .readOnly, options: .closeOnExec)
-        defer { try? fd.close() }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
-            if count == 0 { return bytes }
-            bytes += chunk[..<count]
+    /// Parses a file's bytes, which must be UTF-8: the first line that is not
+    /// is an `invalid-utf8` error naming that line.
+    public init(bytes: [UInt8], path: String) throws(ConfigurationError) {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ConfigurationError(
+                .invalidUTF8, origin: .file(path: path, line: Self.firstInvalidLine(bytes)), "not valid UTF-8")
         }
+        try self.init(parsing: text, path: path)
+    }
+
+    /// The 1-based number of the first line that is not UTF-8, counted as
+    /// ``init(parsing:path:)`` counts lines. A `\n` byte is never inside a
+    /// multi-byte sequence, so the lines before it decode on their own.
+    static func firstInvalidLine(_ bytes: [UInt8]) -> Int? {
+        var lineStart = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            if String(validating: line, as: UTF8.self) == nil {
+                let before = String(decoding: bytes[..<lineStart], as: UTF8.self)
+                return before.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).count
+            }
+            lineStart += line.count + 1
+        }
+        return nil
+    }
+
+    enum ReadError: Error {
+        case system(Errno)
+        /// What it is instead: "a directory", "a FIFO", …
+        case notRegular(String)
+        /// The size `fstat` gave, or nil when the file grew past the limit while read.
+        case tooLarge(Int?)
+
+        func configurationError(path: String) -> ConfigurationError {
+            let origin = ConfigurationError.Origin.file(path: path, line: nil)
+            switch self {
+            case .system(.noSuchFileOrDirectory):
+                return ConfigurationError(.missingFile, origin: origin, "no such file")
+            case .system(let errno):
+                return ConfigurationError(.unreadableFile, origin: origin, "cannot read: \(errno)")
+            case .notRegular(let kind):
+                return ConfigurationError(.notRegularFile, origin: origin, "not a regular file but \(kind)")
+            case .tooLarge(let size):
+                let measured = size.map { "\($0) bytes" } ?? "more than that"
+                return ConfigurationError(
+                    .fileTooLarge, origin: origin,
+                    "a configuration file may have at most \(ConfigurationFile.maximumSize) bytes; this one has \(measured)")
+            }
+        }
+    }
+
+    /// The file's bytes, read with the checks ``read(_:required:)`` promises.
+    private static func readBounded(_ path: String) throws(ReadError) -> [UInt8] {
+        // stat first, so that a device node is never even opened (opening some has effects).
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw .system(Errno(rawValue: errno)) }
+        try checkRegular(status)
+        let fd: FileDescriptor
+        do {
+            // O_NONBLOCK: a FIFO put there since the stat must not block the open.
+            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec, .nonBlocking])
+        } catch {
+            throw .system(error as? Errno ?? .ioError)
+        }
+        defer { try? fd.close() }
+        // fstat, on what was opened, is the check that counts.
+        guard fstat(fd.rawValue, &status) == 0 else { throw .system(Errno(rawValue: errno)) }
+        try checkRegular(status)
+        // One byte more than allowed tells a file that grew past the limit from one at it.
+        var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
+        var count = 0
+        do {
+            while count < bytes.count {
+                let read = try bytes[count...].withUnsafeMutableBytes { try fd.read(into: $0) }
+                if read == 0 { break }
+                count += read
+            }
+        } catch {
+            throw .system(error as? Errno ?? .ioError)
+        }
+        guard count <= maximumSize else { throw .tooLarge(nil) }
+        return Array(bytes[..<count])
+    }
+
+    private static func checkRegular(_ status: stat) throws(ReadError) {
+        let type = status.st_mode & S_IFMT
+        guard type == S_IFREG else {
+            let kind = switch type {
+            case S_IFDIR: "a directory"
+            case S_IFIFO: "a FIFO"
+            case S_IFCHR: "a character device"
+            case S_IFBLK: "a block device"
+            case S_IFSOCK: "a socket"
+            default: "of file type \(String(type, radix: 8))"
+            }
+            throw .notRegular(kind)
+        }
+        guard status.st_size <= maximumSize else { throw .tooLarge(Int(status.st_size)) }
     }
 
     /// " (did you mean edge-width-mm?)" for a near miss: snake_case, or a unit left off.

@@ -18,6 +18,7 @@ public struct ConfigurationOverrides: Sendable, Hashable {
     public var rotation: Int?
     public var touchpads: TouchpadMode?
     public var socketPath: String?
+    public var clients: ClientsMode?
     public var logLevel: Logger.Level?
 
     public init(
@@ -32,6 +33,7 @@ public struct ConfigurationOverrides: Sendable, Hashable {
         rotation: Int? = nil,
         touchpads: TouchpadMode? = nil,
         socketPath: String? = nil,
+        clients: ClientsMode? = nil,
         logLevel: Logger.Level? = nil
     ) {
         self.mode = mode
@@ -45,6 +47,7 @@ public struct ConfigurationOverrides: Sendable, Hashable {
         self.rotation = rotation
         self.touchpads = touchpads
         self.socketPath = socketPath
+        self.clients = clients
         self.logLevel = logLevel
     }
 
@@ -63,6 +66,7 @@ public struct ConfigurationOverrides: Sendable, Hashable {
             (.rotation, rotation.map { "\($0)" }),
             (.touchpads, touchpads?.rawValue),
             (.socket, socketPath),
+            (.clients, clients?.rawValue),
             (.logLevel, logLevel?.rawValue),
         ]
         return all.compactMap { key, text in text.map { (key, $0) } }

@@ -39,15 +39,19 @@ public struct Daemon: Sendable {
     /// Runs until SIGTERM or SIGINT; then stops cleanly and returns.
     public func run() throws {
         DeviceWatcher.blockSignals([SIGTERM, SIGINT, SIGHUP])
+        // Before the socket and the devices are opened; the shell's 1024 is too few at worst.
+        FileDescriptorLimit.raise(logger: logger)
         let notifier = SystemdNotifier()
         let listening = try listening(notifier: notifier)
+        let admission = ClientAdmission(mode: configuration.clients)
+        logger.notice("\(admission.summary())")
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let server = try SocketServer.makeServer(
             listening: listening, group: group,
             settings: configuration.gesture, transitionTimeout: configuration.transitionTimeout,
-            defaultLayout: configuration.defaultLayout, logger: logger
+            defaultLayout: configuration.defaultLayout, admission: admission.policy, logger: logger
         ).wait()
 
         let watcher: DeviceWatcher
@@ -69,7 +73,7 @@ public struct Daemon: Sendable {
         watcher.run { event in
             switch event {
             case .signal(SIGHUP):
-                reload(&current, server: server, watcher: watcher, notifier: notifier)
+                reload(&current, server: server, watcher: watcher, admission: admission, notifier: notifier)
             case .signal(let signal):
                 logger.notice("stopping (signal \(signal))")
                 notifier.stopping()
@@ -108,7 +112,8 @@ public struct Daemon: Sendable {
 
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
     private func reload(
-        _ current: inout Configuration, server: SocketServer, watcher: DeviceWatcher, notifier: SystemdNotifier
+        _ current: inout Configuration, server: SocketServer, watcher: DeviceWatcher, admission: ClientAdmission,
+        notifier: SystemdNotifier
     ) {
         notifier.reloading()
         switch current.reload(file: configurationPath, overrides: overrides) {
@@ -118,6 +123,10 @@ public struct Daemon: Sendable {
                 defaultLayout: current.defaultLayout)
             if !changed.isDisjoint(with: [.rotation, .touchpads]) {
                 watcher.reconfigure(current)
+            }
+            if changed.contains(.clients) {
+                admission.setMode(current.clients)
+                logger.notice("\(admission.summary()); connected clients stay connected")
             }
             onReload(current)
             let names = changed.map(\.rawValue).sorted().joined(separator: ", ")

@@ -73,11 +73,13 @@ public final class SocketServer: Sendable {
         defaultLayout: LayoutDirection = .leftToRight,
         clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
+        admission: ConnectionPolicy = .anyone,
         logger: Logger = Logger(label: "popgestured.server")
     ) async throws -> SocketServer {
         try await makeServer(
             listening: listening, group: group, settings: settings, transitionTimeout: transitionTimeout,
-            defaultLayout: defaultLayout, clock: clock, maximumLineLength: maximumLineLength, logger: logger
+            defaultLayout: defaultLayout, clock: clock, maximumLineLength: maximumLineLength, admission: admission,
+            logger: logger
         ).get()
     }
 
@@ -90,6 +92,7 @@ public final class SocketServer: Sendable {
         defaultLayout: LayoutDirection = .leftToRight,
         clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
+        admission: ConnectionPolicy = .anyone,
         logger: Logger = Logger(label: "popgestured.server")
     ) -> EventLoopFuture<SocketServer> {
         let eventLoop = group.next()

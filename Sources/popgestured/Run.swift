@@ -51,6 +51,9 @@ struct Run: ParsableCommand {
     @Option(help: "Touchpads: off, two-finger or one-finger.")
     var touchpads: TouchpadMode?
 
+    @Option(help: "Who may connect: seat (root, the daemon's user, each seat's active user) or any.")
+    var clients: ClientsMode?
+
     @Option(help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level?
 
@@ -63,7 +66,7 @@ struct Run: ParsableCommand {
             maxAngleDegrees: maxAngle, commitProgress: commitProgress,
             flingVelocityMillimetresPerSecond: flingVelocity, layout: layout,
             transitionTimeoutMilliseconds: transitionTimeout, rotation: rotation, touchpads: touchpads,
-            socketPath: socket, logLevel: verbose ? .debug : logLevel)
+            socketPath: socket, clients: clients, logLevel: verbose ? .debug : logLevel)
         let configuration: Configuration
         do {
             configuration = try Configuration.load(file: config, overrides: overrides)
@@ -85,4 +88,5 @@ struct Run: ParsableCommand {
 }
 
 extension TouchpadMode: ExpressibleByArgument {}
+extension ClientsMode: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}

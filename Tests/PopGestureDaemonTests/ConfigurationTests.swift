@@ -1,6 +1,8 @@
+import Dispatch
 import Logging
 import PopGestureCore
 @testable import PopGestureDaemon
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -25,6 +27,7 @@ private let everyKey = """
     rotation = 270
     touchpads = off
     socket = /run/popgestured/other#1.sock
+    clients = any
     log-level = debug
     """
 
@@ -38,6 +41,7 @@ private let everyKey = """
         #expect(configuration.touchpads.panSource == PanSettings.defaults(for: .touchpad).source)
         #expect(configuration.touchpads == .twoFinger)
         #expect(configuration.socketPath == "/run/popgestured/popgestured.sock")
+        #expect(configuration.clients == .seat)
         #expect(configuration.logLevel == .info)
     }
 
@@ -68,13 +72,12 @@ private let everyKey = """
         #expect(error?.description == "/nonexistent/popgestured.conf: no such file")
     }
 
-    @Test func anUnreadableFileIsAnErrorEvenAsTheDefault() {
-        // A directory opens but does not read: the same path as a permission problem.
+    @Test func aDirectoryIsAnErrorEvenAsTheDefault() {
         let error = #expect(throws: ConfigurationError.self) {
             try Configuration.load(file: nil, defaultPath: "/tmp", overrides: .init())
         }
-        #expect(error?.code == .unreadableFile)
-        #expect(error?.description.hasPrefix("/tmp: cannot read: ") == true)
+        #expect(error?.code == .notRegularFile)
+        #expect(error?.description == "/tmp: not a regular file but a directory")
     }
 }
 
@@ -92,6 +95,7 @@ private let everyKey = """
         #expect(configuration.rotation == .clockwise270)
         #expect(configuration.touchpads == .off)
         #expect(configuration.socketPath == "/run/popgestured/other#1.sock")
+        #expect(configuration.clients == .any)
         #expect(configuration.logLevel == .debug)
         // The sample really covers every key: none is left at its default.
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
@@ -101,7 +105,7 @@ private let everyKey = """
         ("mode", "fullscreen"), ("mode", "edge"), ("layout", "ltr"), ("layout", "rtl"),
         ("rotation", "0"), ("rotation", "90"), ("rotation", "180"), ("rotation", "270"),
         ("touchpads", "off"), ("touchpads", "two-finger"), ("touchpads", "one-finger"),
-        ("log-level", "trace"), ("log-level", "notice"), ("log-level", "critical"),
+        ("clients", "seat"), ("clients", "any"), ("log-level", "trace"), ("log-level", "notice"), ("log-level", "critical"),
         ("commit-progress", "0"), ("commit-progress", "1"), ("max-angle-degrees", "90"),
         ("transition-timeout-ms", "0"), ("transition-timeout-ms", "60000"), ("edge-width-mm", "1e1"),
     ])
@@ -167,6 +171,8 @@ private let everyKey = """
              description: #"\#(path):1: touchpads: expected off, two-finger or one-finger, got "two-fingers""#),
         Case(text: "socket = run/popgestured.sock", code: .invalidValue, line: 1, key: "socket",
              description: #"\#(path):1: socket: expected an absolute path of at most 107 bytes, got "run/popgestured.sock""#),
+        Case(text: "clients = nobody", code: .invalidValue, line: 1, key: "clients",
+             description: #"\#(path):1: clients: expected seat or any, got "nobody""#),
         Case(text: "log-level = verbose", code: .invalidValue, line: 1, key: "log-level",
              description: #"\#(path):1: log-level: expected trace, debug, info, notice, warning, error or critical, got "verbose""#),
         Case(text: "commit-progress = 0.4 # a bit easier", code: .invalidValue, line: 1, key: "commit-progress",
@@ -226,12 +232,13 @@ private let everyKey = """
             mode: .edge, edgeWidthMillimetres: 7, decisionDistanceMillimetres: 5, maxAngleDegrees: 20,
             commitProgress: 0.6, flingVelocityMillimetresPerSecond: 300, layout: .rightToLeft,
             transitionTimeoutMilliseconds: 500, rotation: 90, touchpads: .oneFinger,
-            socketPath: "/tmp/pg.sock", logLevel: .trace)
+            socketPath: "/tmp/pg.sock", clients: .any, logLevel: .trace)
         let configuration = try Configuration.parse("", path: path, overrides: overrides)
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
         #expect(configuration.transitionTimeout == .milliseconds(500))
         #expect(configuration.socketPath == "/tmp/pg.sock")
         #expect(configuration.touchpads == .oneFinger)
+        #expect(configuration.clients == .any)
     }
 
     @Test func aBadOverrideIsRefusedWithTheFilesWords() {
@@ -323,23 +330,144 @@ private let everyKey = """
     }
 }
 
+/// Only a regular UTF-8 file of at most 64 KiB is read (issue 7: `--config /dev/zero`
+/// read until memory ran out, and a FIFO blocked the start for ever).
+@Suite struct ConfigurationFileLimitTests {
+    /// A valid file of exactly `size` bytes: one key, then a comment filling the rest.
+    static func file(ofSize size: Int) -> [UInt8] {
+        let key = Array("mode = edge\n#".utf8)
+        return key + [UInt8](repeating: UInt8(ascii: "x"), count: size - key.count - 1) + [UInt8(ascii: "\n")]
+    }
+
+    @Test func exactly64KiBIsRead() throws {
+        #expect(ConfigurationFile.maximumSize == 65_536)
+        let file = try TemporaryFile(bytes: Self.file(ofSize: 65_536))
+        defer { file.remove() }
+        #expect(try Configuration.load(file: file.path).gesture.mode == .edge)
+    }
+
+    @Test func oneByteMoreIsRefused() throws {
+        let file = try TemporaryFile(bytes: Self.file(ofSize: 65_537))
+        defer { file.remove() }
+        let error = #expect(throws: ConfigurationError.self) { try Configuration.load(file: file.path) }
+        #expect(error?.code == .fileTooLarge)
+        #expect(error?.line == nil)
+        #expect(error?.description == "\(file.path): a configuration file may have at most 65536 bytes; this one has 65537 bytes")
+    }
+
+    @Test func devZeroIsRefusedUnread() {
+        let error = #expect(throws: ConfigurationError.self) { try Configuration.load(file: "/dev/zero") }
+        #expect(error?.code == .notRegularFile)
+        #expect(error?.description == "/dev/zero: not a regular file but a character device")
+    }
+
+    @Test func aDirectoryIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let error = #expect(throws: ConfigurationError.self) { try Configuration.load(file: directory.path) }
+        #expect(error?.code == .notRegularFile)
+        #expect(error?.description == "\(directory.path): not a regular file but a directory")
+    }
+
+    /// If the open ever blocked, the test opens the FIFO's other end after 5 s so
+    /// that it fails instead of hanging.
+    @Test func aFIFOIsRefusedWithoutBlocking() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.path + "/popgestured.conf"
+        guard mkfifo(fifo, 0o600) == 0 else { throw SystemCallError(errno) }
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Configuration, ConfigurationError>?>(nil)
+        DispatchQueue.global().async {
+            let result = Result { () throws(ConfigurationError) in try Configuration.load(file: fifo) }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        if finished.wait(timeout: .now() + 5) == .timedOut {
+            Issue.record("reading a FIFO blocked for 5 s")
+            let writer = open(fifo, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+            finished.wait()
+        }
+        guard case .failure(let error) = outcome.withLock({ $0 }) else {
+            Issue.record("a FIFO was read as a configuration")
+            return
+        }
+        #expect(error.code == .notRegularFile)
+        #expect(error.description == "\(fifo): not a regular file but a FIFO")
+    }
+
+    @Test func invalidUTF8NamesItsLine() throws {
+        // Line 3 holds a lone continuation byte; line 2 has valid multi-byte text.
+        let bytes = Array("mode = edge\r\n# r\u{e9}glages \u{1F44B}\n# caf".utf8) + [0xE9] + Array("\nrotation = 90\n".utf8)
+        let file = try TemporaryFile(bytes: bytes)
+        defer { file.remove() }
+        let error = #expect(throws: ConfigurationError.self) { try Configuration.load(file: file.path) }
+        #expect(error?.code == .invalidUTF8)
+        #expect(error?.line == 3)
+        #expect(error?.description == "\(file.path):3: not valid UTF-8")
+    }
+
+    @Test(arguments: [
+        ([0xFF] as [UInt8], 1), (Array("a\n\nb".utf8) + [0xC3], 3), (Array("a\rb\n".utf8) + [0x80], 3),
+    ])
+    func theFirstInvalidLineIsCountedAsTheParserCounts(bytes: [UInt8], line: Int) {
+        #expect(ConfigurationFile.firstInvalidLine(bytes) == line)
+    }
+
+    @Test func validUTF8HasNoInvalidLine() {
+        #expect(ConfigurationFile.firstInvalidLine(Array("mode = edge\n# \u{e9}\n".utf8)) == nil)
+    }
+}
+
+/// A directory under /tmp; `defer { directory.remove() }` after making one.
+private struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/popgestured-config-XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { throw SystemCallError(errno) }
+        path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    func remove() {
+        // At most one FIFO or file inside; rmdir refuses anything more.
+        if let entries = opendir(path) {
+            while let entry = readdir(entries) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                if name != "." && name != ".." { unlink(path + "/" + name) }
+            }
+            closedir(entries)
+        }
+        rmdir(path)
+    }
+}
+
 /// A file under /tmp; `defer { file.remove() }` after making one.
 private struct TemporaryFile {
     let path: String
 
     init(_ text: String) throws {
+        try self.init(bytes: Array(text.utf8))
+    }
+
+    init(bytes: [UInt8]) throws {
         var template = Array("/tmp/popgestured-config-XXXXXX".utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw SystemCallError(errno) }
         close(fd)
         path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        try write(text)
+        try write(bytes: bytes)
     }
 
     func write(_ text: String) throws {
+        try write(bytes: Array(text.utf8))
+    }
+
+    func write(bytes: [UInt8]) throws {
         guard let file = fopen(path, "w") else { throw SystemCallError(errno) }
         defer { fclose(file) }
-        fputs(text, file)
+        guard fwrite(bytes, 1, bytes.count, file) == bytes.count else { throw SystemCallError(errno) }
     }
 
     func remove() { unlink(path) }

@@ -1,0 +1,91 @@
+import PopGestureServer
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Who may connect to the socket: the `clients` key.
+public enum ClientsMode: String, Sendable, Hashable, CaseIterable {
+    /// Root, the daemon's own user, and the user of the active session on each seat:
+    /// the person at the screen. Others cannot watch their page ids.
+    case seat
+    /// Everyone who can reach the socket file (the protocol still lets each client
+    /// change only the navigators it created).
+    case any
+}
+
+/// The `clients = seat` rule, pure: why this peer may not connect, or nil to admit it.
+///
+/// The checks run in order, each cheaper than the next; `activeUIDs` is evaluated
+/// only when the peer is neither root nor the daemon's user, so those two never
+/// cost a look-up.
+public func seatRefusal(
+    of peer: PeerCredentials?, daemonUID: UInt32, activeUIDs: @autoclosure () -> [UInt32]
+) -> String? {
+    // Without SO_PEERCRED there is nobody to admit.
+    guard let peer else { return "the kernel did not say who is connecting (no SO_PEERCRED)" }
+    // Root can read the daemon's memory anyway.
+    if peer.uid == 0 { return nil }
+    // The daemon's own user: `popgestured demo`, tests, a daemon run by hand.
+    if peer.uid == daemonUID { return nil }
+    // The person at the screen, on any seat.
+    if activeUIDs().contains(peer.uid) { return nil }
+    return "uid \(peer.uid) may not connect: clients = seat admits root, the daemon's user "
+        + "and the user of a seat's active session"
+}
+
+/// The daemon's ``ConnectionPolicy``: `clients` as configured, changeable by a
+/// reload (it then applies to new connections; connected clients stay).
+public final class ClientAdmission: Sendable {
+    /// The uid the daemon runs as, always admitted.
+    public let daemonUID: UInt32
+    private let mode: Mutex<ClientsMode>
+    private let seatUsers: @Sendable () -> SeatUsers
+
+    /// - Parameter seatUsers: asked at each connection under `seat`, so a user who
+    ///   takes over the seat can connect at once. Default: logind's (``SeatUsers/current()``).
+    public init(
+        mode: ClientsMode, daemonUID: UInt32 = getuid(),
+        seatUsers: @escaping @Sendable () -> SeatUsers = SeatUsers.current
+    ) {
+        self.daemonUID = daemonUID
+        self.mode = Mutex(mode)
+        self.seatUsers = seatUsers
+    }
+
+    public var currentMode: ClientsMode { mode.withLock { $0 } }
+
+    public func setMode(_ newMode: ClientsMode) {
+        mode.withLock { $0 = newMode }
+    }
+
+    /// For the socket server: decides each connection with the mode of that moment.
+    public var policy: ConnectionPolicy {
+        ConnectionPolicy { [self] peer in refusal(of: peer) }
+    }
+
+    /// Nil admits the peer; otherwise why it is refused.
+    public func refusal(of peer: PeerCredentials?) -> String? {
+        switch currentMode {
+        case .any: nil
+        case .seat: seatRefusal(of: peer, daemonUID: daemonUID, activeUIDs: seatUsers().activeUIDs)
+        }
+    }
+
+    /// One line for the log at start and after a reload that changed `clients`.
+    public func summary() -> String {
+        switch currentMode {
+        case .any:
+            return "clients = any: every local user who can reach the socket may connect"
+        case .seat:
+            let users = seatUsers()
+            guard !users.seats.isEmpty else {
+                return "clients = seat, but logind lists no seats: only root and uid \(daemonUID) may connect"
+            }
+            let active = users.activeUIDs.map(String.init).joined(separator: ", ")
+            return "clients = seat: root, uid \(daemonUID) and the active user of each seat may connect "
+                + "(\(users.seats.count) seat(s), active now: \(active.isEmpty ? "none" : "uid \(active)"))"
+        }
+    }
+}
