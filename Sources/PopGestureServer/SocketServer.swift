@@ -124,11 +124,13 @@ public final class SocketServer: Sendable {
             let bootstrap = ServerBootstrap(group: eventLoop, childGroup: eventLoop)
                 .serverChannelOption(ChannelOptions.backlog, value: listenBacklog)
                 .serverChannelInitializer { channel in
-                    // The non-async bootstrap does not add it: without it, EMFILE spins at 100 % CPU.
+                    // The non-async bootstrap adds no backoff: without it, EMFILE spins at 100 % CPU.
+                    // AcceptPause makes the loop really sleep meanwhile (see there).
                     let failures = AcceptFailureLog(logger: logger)
                     return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { failures.backoff(after: $0) })
+                        try channel.pipeline.syncOperations.addHandlers(
+                            AcceptBackoffHandler(shouldForwardIOErrorCaught: true) { failures.backoff(after: $0) },
+                            AcceptPause())
                     }
                 }
                 .childChannelOption(ChannelOptions.writeBufferWaterMark, value: writeBufferWaterMark)
