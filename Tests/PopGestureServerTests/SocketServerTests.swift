@@ -148,6 +148,38 @@ struct SocketServerTests {
         }
     }
 
+    @Test("an observer that stalls, then reads, gets every held line once and in order")
+    func heldOutputKeepsOrder() async throws {
+        try await RunningServer.with { running in
+            let observer = try running.connect()
+            try observer.hello(name: "observer")
+            #expect(try observer.request(#"{"type":"subscribe"}"#)["type"] as? String == "ok")
+            let driver = try running.connect()
+            try driver.hello(name: "driver")
+            _ = try driver.request(#"{"type":"create","navigator":"main","pages":[{"id":"root"}]}"#)
+            _ = try driver.readLine()  // bar
+            // 1500 pushes and pops: about 100 KB of bar events, past the kernel's socket
+            // buffer and NIO's 32 KiB, so most are held; under the 256 KiB limit.
+            var expected = ["root"]  // the create's own bar
+            for n in 0..<1500 {
+                #expect(try driver.request(#"{"type":"push","navigator":"main","page":{"id":"page-\#(n)"}}"#)["type"] as? String == "ok")
+                _ = try driver.readLine()  // its bar
+                #expect(try driver.request(#"{"type":"pop","navigator":"main"}"#)["type"] as? String == "ok")
+                _ = try driver.readLine()
+                expected += ["page-\(n)", "root"]
+            }
+            var pages: [String] = []
+            while pages.count < expected.count {
+                let event = try observer.readObject()
+                if event["type"] as? String == "bar" { pages.append(event["page"] as? String ?? "?") }
+            }
+            #expect(pages.count == expected.count)
+            let firstDifference = pages.indices.first { $0 < expected.count && pages[$0] != expected[$0] }
+            #expect(firstDifference == nil, "line \(firstDifference ?? 0): \(firstDifference.map { pages[$0] } ?? "")")
+            #expect(try observer.request(#"{"type":"status"}"#)["clientCount"] as? Int == 2)
+        }
+    }
+
     @Test("the 129th connection gets too-many-clients and is closed; the 128 others are served")
     func tooManyClients() async throws {
         try await RunningServer.with { running in
