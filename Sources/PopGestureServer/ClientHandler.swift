@@ -28,7 +28,16 @@ final class ClientHandler: ChannelInboundHandler {
             server.received(line: line, from: client)
         case .tooLong:
             server.receivedOverlongLine(from: client)
+        case .unfinished:
+            server.lineUnfinished(from: client)
+        case .discardedLineEnded:
+            server.lineEnded(from: client)
         }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if let client { server.writabilityChanged(of: client) }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -49,16 +49,30 @@ enum Reply {
         return out.finish()
     }
 
-    /// `devices`, `navigators` and `clients` are already-encoded objects, in the order to show.
-    static func status(version: Int64, devices: [String], navigators: [String], clients: [String], id: RequestID?)
-        -> String
-    {
+    /// One list of a `status` reply: the entries shown, already encoded and in order,
+    /// and how many there are in all.
+    struct StatusList {
+        var entries: [String]
+        var count: Int
+        var truncated: Bool { entries.count < count }
+    }
+
+    /// `{"type":"status","version":1,"devices":[…],"deviceCount":N,"navigators":[…],
+    /// "navigatorCount":N,"clients":[…],"clientCount":N}`, with `"truncated":true` before
+    /// the id when any list leaves entries out.
+    static func status(
+        version: Int64, devices: StatusList, navigators: StatusList, clients: StatusList, id: RequestID?
+    ) -> String {
         var out = JSONObjectWriter()
         out.string("type", "status")
         out.integer("version", version)
-        out.raw("devices", jsonArray(devices))
-        out.raw("navigators", jsonArray(navigators))
-        out.raw("clients", jsonArray(clients))
+        out.raw("devices", jsonArray(devices.entries))
+        out.integer("deviceCount", Int64(devices.count))
+        out.raw("navigators", jsonArray(navigators.entries))
+        out.integer("navigatorCount", Int64(navigators.count))
+        out.raw("clients", jsonArray(clients.entries))
+        out.integer("clientCount", Int64(clients.count))
+        if devices.truncated || navigators.truncated || clients.truncated { out.bool("truncated", true) }
         out.id(id)
         return out.finish()
     }

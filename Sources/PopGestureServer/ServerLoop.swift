@@ -7,18 +7,41 @@ import PopGestureInput
 /// the channel of each client. It feeds inputs to `ServerState` and carries out the
 /// actions that come back; it decides nothing itself.
 ///
+/// Output: each `run` writes a client's lines as one buffer. While a client's channel is
+/// not writable (NIO's write buffer is past its high water mark, ``SocketServer/writeBufferWaterMark``),
+/// its further output is appended to one held buffer instead of queueing a write per
+/// line, so the bytes counted are the memory used (within the buffer's doubling), and
+/// the held bytes go out as one write when the channel is writable again. The count the
+/// state limits is the held bytes plus NIO's `bufferedWritableBytes`.
+///
+/// Timers: the state says when it next has something to do (``ServerState/nextDeadline``);
+/// one task is scheduled for that, and none while no client is waiting for a `hello`
+/// or the end of a line, so an idle daemon never wakes up.
+///
 /// Not `Sendable`. `SocketServer` reaches it from other threads only through a
 /// `NIOLoopBoundBox`, which checks that the caller is on the loop; the client handlers
 /// live on the same loop.
 final class ServerLoop {
+    /// One client's channel and the output held back while it is not writable.
+    private struct Connection {
+        let channel: any Channel
+        var held: ByteBuffer?
+    }
+
     private(set) var state: ServerState
-    private var channels: [ClientID: any Channel] = [:]
+    private var connections: [ClientID: Connection] = [:]
+    private var timer: (deadline: Timestamp, task: Scheduled<Void>)?
+    let eventLoop: any EventLoop
     let clock: @Sendable () -> Timestamp
     let logger: Logger
     let maximumLineLength: Int
 
-    init(state: ServerState, clock: @escaping @Sendable () -> Timestamp, maximumLineLength: Int, logger: Logger) {
+    init(
+        state: ServerState, eventLoop: any EventLoop, clock: @escaping @Sendable () -> Timestamp,
+        maximumLineLength: Int, logger: Logger
+    ) {
         self.state = state
+        self.eventLoop = eventLoop
         self.clock = clock
         self.maximumLineLength = maximumLineLength
         self.logger = logger
@@ -27,22 +50,48 @@ final class ServerLoop {
     // MARK: - From the client handlers
 
     func clientConnected(channel: any Channel, credentials: PeerCredentials?) -> ClientID {
-        let id = state.clientConnected(credentials: credentials)
-        channels[id] = channel
+        let (id, actions) = state.clientConnected(credentials: credentials, at: clock())
+        connections[id] = Connection(channel: channel)
+        run(actions)
+        scheduleTimer()
         return id
     }
 
     func received(line: ByteBuffer, from client: ClientID) {
+        let hadDeadline = state.clients[client]?.unfinishedLineSince != nil || state.clients[client]?.greeted == false
         run(state.received(line: line.readableBytesView, from: client, at: clock()))
+        if hadDeadline { scheduleTimer() }
     }
 
     func receivedOverlongLine(from client: ClientID) {
         run(state.receivedOverlongLine(from: client, maximumLength: maximumLineLength))
     }
 
+    func lineUnfinished(from client: ClientID) {
+        state.lineUnfinished(from: client, at: clock())
+        scheduleTimer()
+    }
+
+    func lineEnded(from client: ClientID) {
+        state.lineEnded(from: client)
+        scheduleTimer()
+    }
+
+    /// The channel became writable (the client read) or stopped being so: send what was
+    /// held back, and tell the state the new backlog.
+    func writabilityChanged(of client: ClientID) {
+        guard let connection = connections[client] else { return }
+        if connection.channel.isWritable, let held = connection.held {
+            connections[client]?.held = nil
+            connection.channel.writeAndFlush(held, promise: nil)
+        }
+        run(state.outputBacklog(of: client, unsentBytes: unsentBytes(of: client), at: clock()))
+    }
+
     func clientDisconnected(_ client: ClientID) {
-        channels[client] = nil
+        connections[client] = nil
         run(state.clientDisconnected(client, at: clock()))
+        scheduleTimer()
     }
 
     // MARK: - From the daemon, hopped onto the loop by SocketServer
@@ -77,41 +126,80 @@ final class ServerLoop {
 
     /// Closes every client; the future completes when all are closed.
     func shutdown(on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        let closing = channels.values.map(\.closeFuture)
+        timer?.task.cancel()
+        timer = nil
+        let closing = connections.values.map(\.channel.closeFuture)
         run(state.shutdown())
         return EventLoopFuture.andAllComplete(closing, on: eventLoop)
     }
 
+    // MARK: - Timer
+
+    /// Keeps one task scheduled for the state's next deadline, and none without one.
+    private func scheduleTimer() {
+        let next = state.nextDeadline
+        guard next != timer?.deadline else { return }
+        timer?.task.cancel()
+        timer = nil
+        guard let next else { return }
+        let delay = TimeAmount.microseconds(max(0, next - clock()))
+        let task = eventLoop.assumeIsolated().scheduleTask(in: delay) { [self] in
+            timer = nil
+            run(state.tick(at: clock()))
+            scheduleTimer()
+        }
+        timer = (next, task)
+    }
+
     // MARK: - Carrying out actions
 
-    /// Writes every line, then flushes each client written to once, and checks that
-    /// it keeps up.
+    /// Writes each client's lines as one buffer, flushes each client written to once,
+    /// and tells the state how far behind each is. A close first sends what was
+    /// decided before it (the error line that says why).
     private func run(_ actions: [ServerAction]) {
         guard !actions.isEmpty else { return }
-        var written: [ClientID] = []
+        var sizes: [ClientID: Int] = [:]
+        for case .send(let client, let line) in actions { sizes[client, default: 0] += line.utf8.count + 1 }
+        var output: [ClientID: ByteBuffer] = [:], order: [ClientID] = []
         for action in actions {
             switch action {
             case .send(let client, let line):
-                guard let channel = channels[client] else { continue }
-                var buffer = channel.allocator.buffer(capacity: line.utf8.count + 1)
-                buffer.writeString(line)
-                buffer.writeInteger(UInt8(ascii: "\n"))
-                channel.write(buffer, promise: nil)
-                if !written.contains(client) { written.append(client) }
+                guard let connection = connections[client] else { continue }
+                if output[client] == nil {
+                    output[client] = connection.channel.allocator.buffer(capacity: sizes[client] ?? 0)
+                    order.append(client)
+                }
+                output[client]!.writeString(line)
+                output[client]!.writeInteger(UInt8(ascii: "\n"))
             case .close(let client, _):
                 // The reason is logged; channelInactive then tells the state it is gone.
-                channels.removeValue(forKey: client)?.close(promise: nil)
+                guard let connection = connections.removeValue(forKey: client) else { continue }
+                if let last = output.removeValue(forKey: client), connection.held == nil {
+                    connection.channel.writeAndFlush(last, promise: nil)
+                }
+                connection.channel.close(promise: nil)
             }
         }
-        for client in written {
-            guard let channel = channels[client] else { continue }
-            channel.flush()
-            // Below NIO's high water mark (64 KiB) the backlog cannot be near the limit:
-            // read the exact count only for a client that is falling behind.
-            guard !channel.isWritable,
-                  let unsent = try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)
-            else { continue }
-            run(state.outputBacklog(of: client, unsentBytes: unsent))
+        var followUp: [ServerAction] = []
+        for client in order {
+            guard let buffer = output[client], let channel = connections[client]?.channel else { continue }
+            // In place: a copy of the connection would make each append copy the held bytes.
+            if connections[client]?.held != nil {
+                connections[client]!.held!.writeImmutableBuffer(buffer)
+            } else if channel.isWritable {
+                channel.writeAndFlush(buffer, promise: nil)
+            } else {
+                connections[client]!.held = buffer
+            }
+            followUp += state.outputBacklog(of: client, unsentBytes: unsentBytes(of: client), at: clock())
         }
+        run(followUp)
+    }
+
+    /// What the client has not taken yet: held here, and queued in NIO.
+    private func unsentBytes(of client: ClientID) -> Int {
+        guard let connection = connections[client] else { return 0 }
+        let queued = (try? connection.channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0
+        return (connection.held?.readableBytes ?? 0) + queued
     }
 }

@@ -25,10 +25,19 @@ public struct ServerState {
     public static let protocolVersion: Int64 = 1
     /// The `"server"` of the `hello` reply.
     public static let serverName = "popgestured"
-    /// A client whose unsent output grows past this is disconnected: it stopped reading,
-    /// and the daemon will not buffer for it without bound. Default 1 MiB, about ten
-    /// thousand events, far more than a swipe sends.
-    public static let maximumUnsentBytes = 1 << 20
+    /// A `status` reply lists at most 64 devices, 64 navigators and 64 clients; the
+    /// counts say how many there are, and `"truncated":true` that some were left out.
+    public static let maximumStatusEntries = 64
+    /// Each of a `status` reply's three lists stops before it passes 64 KiB, whatever the
+    /// length and escaping of the ids and names in it. With the fixed keys and the echoed
+    /// id, a reply stays under 200 KiB, below ``ServerLimits/maximumUnsentBytesPerClient``,
+    /// so asking for `status` can never get a reading client disconnected.
+    public static let maximumStatusListBytes = 64 << 10
+    /// The disconnect log names at most 3 of the navigators it removed ...
+    static let loggedNavigatorIDs = 3
+    /// ... each cut to 64 characters (`…` marks a cut), so one log line stays short
+    /// however long the ids are.
+    static let loggedIDCharacters = 64
 
     /// One connection.
     public struct Client: Sendable, Hashable {
@@ -41,6 +50,13 @@ public struct ServerState {
         public internal(set) var greeted = false
         /// Subscribed: receives every event, `rejected` included.
         public internal(set) var observer = false
+        /// When the connection was accepted: `hello` is due within ``ServerLimits/helloTimeout``.
+        public let connectedAt: Timestamp
+        /// When the input last stopped inside a line (bytes without their `\n`); nil
+        /// when it ends at a line's end. The line must end within ``ServerLimits/lineTimeout``.
+        public internal(set) var unfinishedLineSince: Timestamp?
+        /// What the I/O layer last said this client has not taken yet.
+        public internal(set) var unsentBytes = 0
 
         /// How the log names this client: `client 3 (pid 123)`.
         var logName: String { credentials.map { "\(id) (pid \($0.pid))" } ?? "\(id)" }
@@ -62,19 +78,30 @@ public struct ServerState {
     public private(set) var clients: [ClientID: Client] = [:]
     /// By the daemon's device key.
     public private(set) var devices: [Int: Device] = [:]
+    public let limits: ServerLimits
+    /// Who may connect; asked once per connection.
+    public let admission: ConnectionPolicy
+    /// The sum of every client's ``Client/unsentBytes``.
+    public private(set) var totalUnsentBytes = 0
     /// Subscribed clients, ascending, so lines go out in a stable order.
     private var observers: [ClientID] = []
     private var nextClient: UInt64 = 1
+    /// Connections refused since the client limit was reached: the first is logged as a
+    /// warning, the rest are summed up when a place frees, so a flood does not flood the log.
+    private var refusedWhileFull = 0
     private let logger: Logger
 
     public init(
         settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
-        defaultLayout: LayoutDirection = .leftToRight, logger: Logger = Logger(label: "popgestured.server")
+        defaultLayout: LayoutDirection = .leftToRight, limits: ServerLimits = ServerLimits(),
+        admission: ConnectionPolicy = .anyone, logger: Logger = Logger(label: "popgestured.server")
     ) {
         var engine = GestureEngine(settings: settings, logger: logger)
         engine.transitionTimeout = transitionTimeout
         engine.defaultLayout = defaultLayout
         feed = EngineFeed(engine: engine)
+        self.limits = limits
+        self.admission = admission
         self.logger = logger
     }
 
@@ -82,13 +109,37 @@ public struct ServerState {
 
     // MARK: - Clients
 
-    /// A connection was accepted. Returns the number that names it from now on.
-    public mutating func clientConnected(credentials: PeerCredentials?) -> ClientID {
+    /// A connection was accepted. Returns the number that names it from now on, and
+    /// what to do: nothing, or, for a peer the admission policy refuses or one past
+    /// ``ServerLimits/maximumClients``, one error line and a close. A refused connection
+    /// never becomes a client: it owns nothing, observes nothing and counts for nothing.
+    public mutating func clientConnected(
+        credentials: PeerCredentials?, at time: Timestamp
+    ) -> (client: ClientID, actions: [ServerAction]) {
         let id = ClientID(nextClient)
         nextClient += 1
-        clients[id] = Client(id: id, name: nil, credentials: credentials)
-        logger.info("\(id) connected (\(credentials.map(\.description) ?? "no peer credentials"))")
-        return id
+        let who = credentials.map(\.description) ?? "no peer credentials"
+        if let reason = admission.decide(credentials) {
+            logger.warning("connection refused (\(who)): \(reason)")
+            return (id, refusal(id, .notPermitted, "this daemon does not serve you: \(reason)"))
+        }
+        guard clients.count < limits.maximumClients else {
+            if refusedWhileFull == 0 {
+                logger.warning("\(limits.maximumClients) clients connected, the limit: refusing new connections (\(who))")
+            } else {
+                logger.debug("connection refused, \(limits.maximumClients) clients connected (\(who))")
+            }
+            refusedWhileFull += 1
+            return (id, refusal(
+                id, .tooManyClients, "the daemon serves at most \(limits.maximumClients) clients at once; try again later"))
+        }
+        clients[id] = Client(id: id, name: nil, credentials: credentials, connectedAt: time)
+        logger.info("\(id) connected (\(who))")
+        return (id, [])
+    }
+
+    private func refusal(_ client: ClientID, _ code: ProtocolError.Code, _ message: String) -> [ServerAction] {
+        [.send(client, line: Reply.error(ProtocolError(code, message))), .close(client, reason: message)]
     }
 
     /// One line from a client, without its newline.
@@ -96,9 +147,11 @@ public struct ServerState {
         line: some Collection<UInt8>, from client: ClientID, at time: Timestamp
     ) -> [ServerAction] {
         guard clients[client] != nil else {
-            logger.error("bug: a line from \(client), which is not connected")
+            // Lines already read when the server decided to close the connection.
+            logger.debug("a line from \(client), which is closed; dropped")
             return []
         }
+        clients[client]?.unfinishedLineSince = nil
         if line.allSatisfy(Self.isWhitespace) { return [] }  // a stray Enter in socat
         let request: IdentifiedRequest
         do {
@@ -122,24 +175,124 @@ public struct ServerState {
         return [.send(client, line: Reply.error(error))]
     }
 
-    /// How much the client has not taken yet; too much and it is disconnected.
-    public mutating func outputBacklog(of client: ClientID, unsentBytes: Int) -> [ServerAction] {
-        guard unsentBytes > Self.maximumUnsentBytes, let entry = clients[client] else { return [] }
-        let reason = "not reading, \(Self.maximumUnsentBytes >> 20) MiB unsent (\(unsentBytes) bytes)"
-        logger.warning("\(entry.logName) disconnected: \(reason)")
-        return [.close(client, reason: reason)]
+    /// The input stopped inside a line: its `\n` is due within ``ServerLimits/lineTimeout``
+    /// of the first time this was said for the line. A complete line, or the end of a
+    /// discarded over-long one (``lineEnded(from:)``), clears it.
+    public mutating func lineUnfinished(from client: ClientID, at time: Timestamp) {
+        guard clients[client] != nil, clients[client]?.unfinishedLineSince == nil else { return }
+        clients[client]?.unfinishedLineSince = time
+    }
+
+    /// A line ended without being handed over: the `\n` of a discarded over-long line.
+    public mutating func lineEnded(from client: ClientID) {
+        clients[client]?.unfinishedLineSince = nil
+    }
+
+    /// How much the client has not taken yet, as the I/O layer counts it. A client past
+    /// ``ServerLimits/maximumUnsentBytesPerClient`` is disconnected; while the sum over
+    /// all clients is past ``ServerLimits/maximumUnsentBytesTotal``, the client with the
+    /// largest backlog is (the lowest number among equals).
+    public mutating func outputBacklog(of client: ClientID, unsentBytes: Int, at time: Timestamp) -> [ServerAction] {
+        guard let entry = clients[client] else { return [] }
+        totalUnsentBytes += unsentBytes - entry.unsentBytes
+        clients[client]?.unsentBytes = unsentBytes
+        var actions: [ServerAction] = []
+        if unsentBytes > limits.maximumUnsentBytesPerClient {
+            disconnect(
+                client, reason: "not reading, \(unsentBytes) bytes unsent, over the \(limits.maximumUnsentBytesPerClient >> 10) KiB per client",
+                at: time, into: &actions)
+        }
+        while totalUnsentBytes > limits.maximumUnsentBytesTotal,
+              let largest = clients.values.max(by: { ($0.unsentBytes, $1.id) < ($1.unsentBytes, $0.id) })
+        {
+            disconnect(
+                largest.id,
+                reason: "the largest backlog (\(largest.unsentBytes) bytes) when unsent output to all clients passed \(limits.maximumUnsentBytesTotal >> 20) MiB",
+                at: time, into: &actions)
+        }
+        return actions
+    }
+
+    /// The earliest time ``tick(at:)`` has something to do: a `hello` or the end of an
+    /// unfinished line falling due. Nil when no client is waiting for either, so an
+    /// idle daemon sets no timer.
+    public var nextDeadline: Timestamp? {
+        clients.values.lazy.compactMap(deadline(of:)).min()
+    }
+
+    /// Time passed: closes each client whose `hello` (`hello-required`) or unfinished
+    /// line (`line-timeout`) is overdue at `time`, after one error line saying so.
+    public mutating func tick(at time: Timestamp) -> [ServerAction] {
+        var actions: [ServerAction] = []
+        for id in clients.keys.sorted() {
+            guard let client = clients[id], let due = deadline(of: client), due <= time else { continue }
+            if !client.greeted && client.connectedAt + limits.helloTimeout <= time {
+                let message = "no hello within \(limits.helloTimeout); closing"
+                actions.append(.send(id, line: Reply.error(ProtocolError(.helloRequired, message))))
+                disconnect(id, reason: message, at: time, into: &actions)
+            } else {
+                let message = "a line was not finished within \(limits.lineTimeout); closing"
+                actions.append(.send(id, line: Reply.error(ProtocolError(.lineTimeout, message))))
+                disconnect(id, reason: message, at: time, into: &actions)
+            }
+        }
+        return actions
+    }
+
+    private func deadline(of client: Client) -> Timestamp? {
+        let hello = client.greeted ? nil : client.connectedAt + limits.helloTimeout
+        let line = client.unfinishedLineSince.map { $0 + limits.lineTimeout }
+        switch (hello, line) {
+        case let (hello?, line?): return min(hello, line)
+        case (let one?, nil), (nil, let one?): return one
+        case (nil, nil): return nil
+        }
     }
 
     /// The connection is gone, whoever closed it. Its navigators go with it.
     public mutating func clientDisconnected(_ client: ClientID, at time: Timestamp) -> [ServerAction] {
-        guard let entry = clients.removeValue(forKey: client) else { return [] }
-        observers.removeAll { $0 == client }
-        let owned = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()
-        feed.engine.clientDisconnected(client, at: time)
-        logger.info("\(entry.logName) connection ended\(owned.isEmpty ? "" : ", removed \(owned.joined(separator: ", "))")")
         var actions: [ServerAction] = []
-        routeEngineEvents(into: &actions)
+        remove(client, logging: "connection ended", at: time, into: &actions)
         return actions
+    }
+
+    /// The server's own decision to close a client: logged with the reason, forgotten
+    /// at once (so it counts for nothing from here), then closed.
+    private mutating func disconnect(
+        _ client: ClientID, reason: String, at time: Timestamp, into actions: inout [ServerAction]
+    ) {
+        guard clients[client] != nil else { return }
+        actions.append(.close(client, reason: reason))
+        remove(client, logging: "disconnected: \(reason)", at: time, into: &actions)
+    }
+
+    private mutating func remove(
+        _ client: ClientID, logging what: String, at time: Timestamp, into actions: inout [ServerAction]
+    ) {
+        guard let entry = clients.removeValue(forKey: client) else { return }
+        totalUnsentBytes -= entry.unsentBytes
+        observers.removeAll { $0 == client }
+        let removed = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()
+        feed.engine.clientDisconnected(client, at: time)
+        logger.log(
+            level: what == "connection ended" ? .info : .warning,
+            "\(entry.logName) \(what)\(Self.summary(removedNavigators: removed))")
+        if refusedWhileFull > 0 {
+            logger.info("a client place is free again; \(refusedWhileFull) connections were refused at the limit")
+            refusedWhileFull = 0
+        }
+        routeEngineEvents(into: &actions)
+    }
+
+    /// `, removed 3 navigators: a, b, c…` with at most ``loggedNavigatorIDs`` ids, each
+    /// cut to ``loggedIDCharacters``; empty when there were none.
+    static func summary(removedNavigators ids: [String]) -> String {
+        guard !ids.isEmpty else { return "" }
+        let shown = ids.prefix(loggedNavigatorIDs).map { id in
+            id.count > loggedIDCharacters ? id.prefix(loggedIDCharacters) + "…" : id
+        }
+        let more = ids.count > shown.count ? " and \(ids.count - shown.count) more" : ""
+        return ", removed \(ids.count) navigator\(ids.count == 1 ? "" : "s"): \(shown.joined(separator: ", "))\(more)"
     }
 
     /// The daemon is stopping: close every connection.
@@ -285,8 +438,9 @@ public struct ServerState {
         }
     }
 
+    /// Capped: see ``maximumStatusEntries`` and ``maximumStatusListBytes``.
     private func statusReply(id: RequestID?) -> String {
-        let devices = self.devices.values.sorted { $0.id.rawValue < $1.id.rawValue }.map { device in
+        let devices = Self.statusList(self.devices.values.sorted { $0.id.rawValue < $1.id.rawValue }) { device in
             var out = JSONObjectWriter()
             out.integer("device", Int64(device.id.rawValue))
             out.string("name", device.name)
@@ -295,7 +449,7 @@ public struct ServerState {
             return out.finish()
         }
         let navigation = feed.engine.navigation
-        let navigators = navigation.navigators.values.sorted { $0.id < $1.id }.map { nav in
+        let navigators = Self.statusList(navigation.navigators.values.sorted { $0.id < $1.id }) { nav in
             var out = JSONObjectWriter()
             out.string("navigator", nav.id)
             out.integer("owner", Int64(nav.owner.rawValue))
@@ -303,7 +457,7 @@ public struct ServerState {
             out.bool("front", navigation.front?.id == nav.id)
             return out.finish()
         }
-        let clients = self.clients.values.sorted { $0.id < $1.id }.map { client in
+        let clients = Self.statusList(self.clients.values.sorted { $0.id < $1.id }) { client in
             var out = JSONObjectWriter()
             out.integer("client", Int64(client.id.rawValue))
             if let name = client.name { out.string("name", name) }
@@ -317,6 +471,20 @@ public struct ServerState {
         }
         return Reply.status(
             version: Self.protocolVersion, devices: devices, navigators: navigators, clients: clients, id: id)
+    }
+
+    /// The first items of a `status` list that fit both caps, encoded, and how many there are.
+    private static func statusList<Item>(
+        _ items: [Item], encode: (Item) -> String
+    ) -> Reply.StatusList {
+        var listed: [String] = [], bytes = 0
+        for item in items.prefix(maximumStatusEntries) {
+            let entry = encode(item)
+            bytes += entry.utf8.count + 1
+            guard bytes <= maximumStatusListBytes else { break }
+            listed.append(entry)
+        }
+        return Reply.StatusList(entries: listed, count: items.count)
     }
 
     // MARK: - Routing

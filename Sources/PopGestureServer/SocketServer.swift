@@ -26,9 +26,8 @@ public final class SocketServer: Sendable {
     /// Where the socket comes from.
     public enum Listening: Sendable, Hashable {
         /// Bind a new socket at this path, replacing a stale socket file, and make it
-        /// `0666`: any local user's app may connect. That is safe because a client can
-        /// change only the navigators it created, and `status` shows every client's pid.
-        /// The directory must exist.
+        /// `0666`: every local user can reach it, and the `admission` policy decides
+        /// from the peer's credentials who may use it. The directory must exist.
         case path(String)
         /// Adopt a socket that is already bound and listening, from systemd socket
         /// activation (`sd_listen_fds`, usually fd 3). Its unit sets path and mode.
@@ -38,6 +37,17 @@ public final class SocketServer: Sendable {
     /// A request line may be this long, its newline not counted. Default 64 KiB: a
     /// `create` with hundreds of pages fits many times over.
     public static let defaultMaximumLineLength = 64 * 1024
+
+    /// NIO's write buffer per client: past 32 KiB queued a channel is not writable, and
+    /// further output is held in one buffer (see `ServerLoop`); below 16 KiB it is
+    /// writable again. Small, because each queued write costs NIO more than its bytes.
+    public static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 16 << 10, high: 32 << 10)
+    /// Pending connections the kernel queues before `accept`. Default 64.
+    public static let listenBacklog: Int32 = 64
+    /// After `accept` fails (`EMFILE`, `ENFILE`: out of file descriptors), the listener
+    /// waits this long before accepting again, rather than spinning on a ready socket
+    /// it cannot accept. 1 s: clients retry; the daemon's own descriptors free meanwhile.
+    public static let acceptBackoff = TimeAmount.seconds(1)
 
     /// The loop that owns every client and the engine.
     public let eventLoop: any EventLoop
@@ -66,6 +76,9 @@ public final class SocketServer: Sendable {
     ///   - clock: the time of requests and device removals, in the clock of the evdev
     ///     events. Default ``monotonicNow()``: `CLOCK_MONOTONIC`, which live devices use.
     ///   - maximumLineLength: longer request lines get `line-too-long`. Default 64 KiB.
+    ///   - limits: clients, unsent bytes and timeouts; default the documented ones.
+    ///   - admission: who may connect, decided from the peer's credentials; a refused
+    ///     peer gets `not-permitted` and is closed. Default ``ConnectionPolicy/anyone``.
     /// - Throws: NIO's error when the socket cannot be bound or adopted.
     public static func start(
         listening: Listening, group: any EventLoopGroup,
@@ -73,17 +86,17 @@ public final class SocketServer: Sendable {
         defaultLayout: LayoutDirection = .leftToRight,
         clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
-        admission: ConnectionPolicy = .anyone,
+        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
         logger: Logger = Logger(label: "popgestured.server")
     ) async throws -> SocketServer {
         try await makeServer(
             listening: listening, group: group, settings: settings, transitionTimeout: transitionTimeout,
-            defaultLayout: defaultLayout, clock: clock, maximumLineLength: maximumLineLength, admission: admission,
-            logger: logger
+            defaultLayout: defaultLayout, clock: clock, maximumLineLength: maximumLineLength, limits: limits,
+            admission: admission, logger: logger
         ).get()
     }
 
-    /// ``start(listening:group:settings:transitionTimeout:defaultLayout:clock:maximumLineLength:logger:)``
+    /// ``start(listening:group:settings:transitionTimeout:defaultLayout:clock:maximumLineLength:limits:admission:logger:)``
     /// as a future, for a caller that stays out of Swift concurrency: the daemon does,
     /// because libdispatch's worker pool would wake an idle process every second.
     public static func makeServer(
@@ -92,21 +105,34 @@ public final class SocketServer: Sendable {
         defaultLayout: LayoutDirection = .leftToRight,
         clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
-        admission: ConnectionPolicy = .anyone,
+        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
         logger: Logger = Logger(label: "popgestured.server")
     ) -> EventLoopFuture<SocketServer> {
         let eventLoop = group.next()
         return eventLoop.submit {
             let state = ServerState(
                 settings: settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout,
-                logger: logger)
+                limits: limits, admission: admission, logger: logger)
             return NIOLoopBoundBox(
-                ServerLoop(state: state, clock: clock, maximumLineLength: maximumLineLength, logger: logger),
+                ServerLoop(
+                    state: state, eventLoop: eventLoop, clock: clock, maximumLineLength: maximumLineLength,
+                    logger: logger),
                 eventLoop: eventLoop)
         }.flatMap { loop in
             // Children on the listener's loop too: the one loop that owns the state.
             let bootstrap = ServerBootstrap(group: eventLoop, childGroup: eventLoop)
-                .serverChannelOption(ChannelOptions.backlog, value: 64)
+                .serverChannelOption(ChannelOptions.backlog, value: listenBacklog)
+                .serverChannelInitializer { channel in
+                    // The non-async bootstrap adds no backoff: without it, EMFILE spins at 100 % CPU.
+                    // AcceptPause makes the loop really sleep meanwhile (see there).
+                    let failures = AcceptFailureLog(logger: logger)
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandlers(
+                            AcceptBackoffHandler(shouldForwardIOErrorCaught: true) { failures.backoff(after: $0) },
+                            AcceptPause())
+                    }
+                }
+                .childChannelOption(ChannelOptions.writeBufferWaterMark, value: writeBufferWaterMark)
                 .childChannelInitializer { channel in
                     Self.readCredentials(of: channel, logger: logger).flatMapThrowing { credentials in
                         try channel.pipeline.syncOperations.addHandlers(

@@ -393,6 +393,45 @@ struct NavigationStateTests {
         #expect(state.front?.owner == Self.bob)
     }
 
+    // MARK: - Limits
+
+    @Test("a client owns at most 16 navigators; others may still create theirs, and removing one frees a place")
+    func navigatorsPerClient() throws {
+        var state = NavigationState()
+        let limit = NavigationState.maximumNavigatorsPerClient
+        #expect(limit == 16)
+        for n in 0..<limit { _ = try state.create("a\(n)", owner: Self.alice, pages: [Page(id: "root")]) }
+        Self.expectRefused(.tooManyNavigators, &state) { state throws(NavigationError) in
+            _ = try state.create("one-more", owner: Self.alice, pages: [Page(id: "root")])
+        }
+        _ = try state.create("b0", owner: Self.bob, pages: [Page(id: "root")])
+        try state.remove("a0", by: Self.alice)
+        _ = try state.create("one-more", owner: Self.alice, pages: [Page(id: "root")])
+        #expect(state.navigators.count == limit + 1)
+    }
+
+    @Test("a stack holds at most 64 pages: create, push and replace past it are too-many-pages")
+    func pagesPerNavigator() throws {
+        let limit = NavigationState.maximumPagesPerNavigator
+        #expect(limit == 64)
+        let full = (0..<limit).map { Page(id: "p\($0)") }
+        var state = NavigationState()
+        Self.expectRefused(.tooManyPages, &state) { state throws(NavigationError) in
+            _ = try state.create("main", owner: Self.alice, pages: full + [Page(id: "extra")])
+        }
+        _ = try state.create("main", owner: Self.alice, pages: Array(full.dropLast()))
+        _ = try state.push(Page(id: "last"), onto: "main", by: Self.alice, at: Self.t0)
+        #expect(state.navigators["main"]?.depth == limit)
+        Self.expectRefused(.tooManyPages, &state) { state throws(NavigationError) in
+            _ = try state.push(Page(id: "extra"), onto: "main", by: Self.alice, at: Self.t0)
+        }
+        Self.expectRefused(.tooManyPages, &state) { state throws(NavigationError) in
+            _ = try state.replace("main", with: full + [Page(id: "extra")], by: Self.alice, at: Self.t0)
+        }
+        _ = try state.replace("main", with: full, by: Self.alice, at: Self.t0)
+        #expect(state.navigators["main"]?.depth == limit)
+    }
+
     @Test("errors describe themselves with their code")
     func errorDescription() {
         let error = NavigationError(.cannotPopRoot, "navigator \"main\" has only its root page")

@@ -16,13 +16,25 @@ struct LineFramerTests {
         try channel.writeInbound(ByteBuffer(string: text))
     }
 
-    /// Everything framed so far: lines as text, `nil` for each line-too-long.
+    /// Everything framed so far: lines as text, `nil` for each line-too-long; the news
+    /// about unfinished lines left out (``events(_:)`` has it).
     static func frames(_ channel: EmbeddedChannel) throws -> [String?] {
-        var out: [String?] = []
+        try events(channel).compactMap { event in
+            if event.hasPrefix("line ") { String(event.dropFirst(5)) }
+            else if event == "too-long" { .some(nil) }
+            else { nil }
+        }
+    }
+
+    /// Every frame: `line TEXT`, `too-long`, `unfinished`, `ended` (a discarded line's end).
+    static func events(_ channel: EmbeddedChannel) throws -> [String] {
+        var out: [String] = []
         while let frame = try channel.readInbound(as: LineFrame.self) {
             switch frame {
-            case .line(let buffer): out.append(String(buffer: buffer))
-            case .tooLong: out.append(nil)
+            case .line(let buffer): out.append("line " + String(buffer: buffer))
+            case .tooLong: out.append("too-long")
+            case .unfinished: out.append("unfinished")
+            case .discardedLineEnded: out.append("ended")
             }
         }
         return out
@@ -65,5 +77,27 @@ struct LineFramerTests {
         #expect(try Self.frames(channel) == ["a"])
         _ = try channel.finish()
         #expect(try Self.frames(channel) == [])
+    }
+
+    @Test("the input stopping inside a line is reported once per line; its end follows")
+    func unfinishedLines() throws {
+        let channel = try Self.channel()
+        try Self.write("ab", to: channel)
+        try Self.write("c", to: channel)
+        #expect(try Self.events(channel) == ["unfinished"])
+        try Self.write("\nde", to: channel)
+        #expect(try Self.events(channel) == ["line abc", "unfinished"])
+        try Self.write("\nf\n", to: channel)
+        #expect(try Self.events(channel) == ["line de", "line f"])
+        // Over the limit: too long, still unfinished while discarding, then its end.
+        try Self.write("1234567890", to: channel)
+        try Self.write("more", to: channel)
+        #expect(try Self.events(channel) == ["too-long", "unfinished"])
+        try Self.write("\n", to: channel)
+        #expect(try Self.events(channel) == ["ended"])
+        // Started short, ended over the limit in one later write.
+        try Self.write("12", to: channel)
+        try Self.write("34567890\nok\n", to: channel)
+        #expect(try Self.events(channel) == ["unfinished", "too-long", "ended", "line ok"])
     }
 }

@@ -13,7 +13,7 @@ struct Harness {
     mutating func connect(
         greeted: Bool = true, credentials: PeerCredentials? = PeerCredentials(pid: 4242, uid: 1000, gid: 100)
     ) -> ClientID {
-        let client = state.clientConnected(credentials: credentials)
+        let client = state.clientConnected(credentials: credentials, at: time).client
         if greeted { _ = send(#"{"type":"hello","version":1}"#, from: client) }
         return client
     }
@@ -45,6 +45,13 @@ struct Harness {
         let client = connect()
         _ = send(#"{"type":"create","navigator":"main","pages":[{"id":"root"},{"id":"detail"}]}"#, from: client)
         return client
+    }
+}
+
+extension ServerAction {
+    /// The client a `.close` closes; nil for a `.send`.
+    var closed: ClientID? {
+        if case .close(let client, _) = self { client } else { nil }
     }
 }
 
@@ -330,24 +337,231 @@ struct ServerStateTests {
         #expect(h.reply(#"{"type":"status","id":"s"}"#, from: b) == """
             {"type":"status","version":1,\
             "devices":[{"device":0,"name":"Fixture Touchscreen","path":"/dev/input/event11","kind":"touchscreen"}],\
-            "navigators":[{"navigator":"main","owner":1,"pages":2,"front":true}],\
+            "deviceCount":1,\
+            "navigators":[{"navigator":"main","owner":1,"pages":2,"front":true}],"navigatorCount":1,\
             "clients":[{"client":1,"name":"files","pid":4242,"uid":1000,"gid":100,"observer":false},\
-            {"client":2,"observer":true}],"id":"s"}
+            {"client":2,"observer":true}],"clientCount":2,"id":"s"}
             """)
     }
 
-    @Test("a client more than 1 MiB behind is closed, with the reason")
+    @Test("a client more than 256 KiB behind is closed, with the reason, and its navigators go")
     func backlog() {
         var h = Harness()
-        let a = h.connect()
-        #expect(h.state.outputBacklog(of: a, unsentBytes: ServerState.maximumUnsentBytes).isEmpty)
-        let actions = h.state.outputBacklog(of: a, unsentBytes: ServerState.maximumUnsentBytes + 1)
+        let a = h.owner()
+        let limit = h.state.limits.maximumUnsentBytesPerClient
+        #expect(limit == 256 * 1024)
+        #expect(h.state.outputBacklog(of: a, unsentBytes: limit, at: h.time).isEmpty)
+        #expect(h.state.totalUnsentBytes == limit)
+        let actions = h.state.outputBacklog(of: a, unsentBytes: limit + 1, at: h.time)
         #expect(actions.count == 1)
         guard case .close(a, let reason)? = actions.first else {
             Issue.record("expected a close, got \(actions)")
             return
         }
-        #expect(reason.hasPrefix("not reading, 1 MiB unsent"))
+        #expect(reason == "not reading, 262145 bytes unsent, over the 256 KiB per client")
+        #expect(h.state.clients[a] == nil)
+        #expect(h.state.totalUnsentBytes == 0)
+        #expect(h.state.engine.navigation.navigators.isEmpty)
+        // channelInactive comes later, and finds nothing more to do.
+        #expect(h.state.clientDisconnected(a, at: h.time).isEmpty)
+    }
+
+    @Test("past 8 MiB unsent across clients, the largest backlog is closed, and only it")
+    func totalBacklog() {
+        var h = Harness()
+        let clients = (0..<40).map { _ in h.connect() }
+        #expect(h.state.limits.maximumUnsentBytesTotal == 8 << 20)
+        // 40 × 204 KiB = 8160 KiB: under 8 MiB (8192 KiB), each under its own limit.
+        for client in clients {
+            #expect(h.state.outputBacklog(of: client, unsentBytes: 204 << 10, at: h.time).isEmpty)
+        }
+        #expect(h.state.totalUnsentBytes == 40 * (204 << 10))
+        let actions = h.state.outputBacklog(of: clients[7], unsentBytes: 250 << 10, at: h.time)
+        #expect(actions.map(\.closed) == [clients[7]])
+        #expect(h.state.clients.count == 39)
+        #expect(h.state.totalUnsentBytes == 39 * (204 << 10))
+    }
+
+    @Test("among equal backlogs the lowest number goes first, and as many as it takes")
+    func totalBacklogTies() {
+        var h = Harness()
+        var limits = ServerLimits()
+        limits.maximumUnsentBytesTotal = 1000
+        h.state = ServerState(limits: limits, logger: quietLogger)
+        let a = h.connect(), b = h.connect(), c = h.connect()
+        #expect(h.state.outputBacklog(of: a, unsentBytes: 400, at: h.time).isEmpty)
+        #expect(h.state.outputBacklog(of: b, unsentBytes: 400, at: h.time).isEmpty)
+        #expect(h.state.outputBacklog(of: c, unsentBytes: 400, at: h.time).map(\.closed) == [a])
+        #expect(h.state.outputBacklog(of: c, unsentBytes: 2000, at: h.time).map(\.closed) == [c])
+        #expect(h.state.clients.keys.sorted() == [b])
+        #expect(h.state.totalUnsentBytes == 400)
+    }
+
+    // MARK: - Admission
+
+    @Test("the 129th client gets too-many-clients and is closed; it never becomes a client")
+    func tooManyClients() {
+        var h = Harness()
+        let first = h.owner()
+        for _ in 1..<h.state.limits.maximumClients { _ = h.connect() }
+        #expect(h.state.clients.count == 128)
+        let (extra, actions) = h.state.clientConnected(credentials: nil, at: h.time)
+        #expect(actions.count == 2)
+        #expect(actions.lines(to: extra).first.map(json)?["code"] as? String == "too-many-clients")
+        #expect(actions.last == .close(extra, reason: "the daemon serves at most 128 clients at once; try again later"))
+        #expect(h.state.clients[extra] == nil)
+        #expect(h.state.clientDisconnected(extra, at: h.time).isEmpty)
+        // The others carry on; when one leaves, the next is admitted.
+        #expect(h.reply(#"{"type":"stack","navigator":"main"}"#, from: first).map(json)?["type"] as? String == "stack")
+        _ = h.state.clientDisconnected(first, at: h.time)
+        #expect(h.state.clientConnected(credentials: nil, at: h.time).actions.isEmpty)
+    }
+
+    @Test("a peer the admission policy refuses gets not-permitted and is closed; others are served")
+    func notPermitted() {
+        var h = Harness()
+        h.state = ServerState(
+            admission: ConnectionPolicy { $0?.uid == 1000 ? nil : "only uid 1000" }, logger: quietLogger)
+        let (refused, actions) = h.state.clientConnected(
+            credentials: PeerCredentials(pid: 7, uid: 1001, gid: 100), at: h.time)
+        #expect(actions == [
+            .send(refused, line: #"{"type":"error","code":"not-permitted","message":"this daemon does not serve you: only uid 1000"}"#),
+            .close(refused, reason: "this daemon does not serve you: only uid 1000"),
+        ])
+        #expect(h.state.clients.isEmpty)
+        #expect(h.send(#"{"type":"hello","version":1}"#, from: refused).isEmpty)
+        #expect(h.state.clientConnected(credentials: nil, at: h.time).actions.count == 2)
+        let admitted = h.connect()
+        #expect(h.state.clients.keys.sorted() == [admitted])
+    }
+
+    // MARK: - Timeouts
+
+    @Test("a connection without hello is closed with hello-required after 10 s; a greeted idle one sets no timer")
+    func helloTimeout() {
+        var h = Harness()
+        let greeted = h.connect()
+        #expect(h.state.nextDeadline == nil)
+        let silent = h.connect(greeted: false)
+        let due = h.time + .seconds(10)
+        #expect(h.state.nextDeadline == due)
+        // Requests other than hello do not put it off.
+        h.time = h.time + .seconds(5)
+        _ = h.send(#"{"type":"status"}"#, from: silent)
+        #expect(h.state.nextDeadline == due)
+        #expect(h.state.tick(at: Timestamp(microseconds: due.microseconds - 1)).isEmpty)
+        let actions = h.state.tick(at: due)
+        #expect(actions.lines(to: silent).map(json).first?["code"] as? String == "hello-required")
+        #expect(actions.last == .close(silent, reason: "no hello within 10.0 seconds; closing"))
+        #expect(h.state.clients.keys.sorted() == [greeted])
+        #expect(h.state.nextDeadline == nil)
+    }
+
+    @Test("an unfinished line is closed with line-timeout 10 s after the input stopped inside it")
+    func lineTimeout() {
+        var h = Harness()
+        let a = h.owner()
+        let b = h.connect()
+        h.state.lineUnfinished(from: a, at: h.time)
+        let due = h.time + .seconds(10)
+        #expect(h.state.nextDeadline == due)
+        // More bytes of the same line do not put it off; its end does.
+        h.state.lineUnfinished(from: a, at: h.time + .seconds(3))
+        #expect(h.state.nextDeadline == due)
+        _ = h.send(#"{"type":"status"}"#, from: a)
+        #expect(h.state.nextDeadline == nil)
+        h.state.lineUnfinished(from: b, at: h.time + .seconds(4))
+        h.state.lineEnded(from: b)
+        #expect(h.state.nextDeadline == nil)
+
+        h.state.lineUnfinished(from: a, at: h.time)
+        #expect(h.state.tick(at: h.time + .seconds(9)).isEmpty)
+        let actions = h.state.tick(at: due)
+        #expect(actions.lines(to: a).map(json).first?["code"] as? String == "line-timeout")
+        #expect(actions.contains(.close(a, reason: "a line was not finished within 10.0 seconds; closing")))
+        #expect(h.state.engine.navigation.navigators.isEmpty)
+        #expect(h.state.clients.keys.sorted() == [b])
+    }
+
+    // MARK: - Bounded replies and logs
+
+    /// 256 bytes that each become 6 when escaped (`\u0001`): the longest encoding of an
+    /// id, page id or name at its limit of 256 bytes.
+    static let worstID = String(repeating: "\u{1}", count: 256)
+
+    @Test("status lists at most 64 of each, with counts and truncated")
+    func statusTruncated() throws {
+        var h = Harness()
+        for n in 0..<70 {
+            let client = h.connect()
+            if n < 5 {
+                for k in 0..<16 {
+                    _ = h.send(#"{"type":"create","navigator":"n\#(n)-\#(k)","pages":[{"id":"r"}]}"#, from: client)
+                }
+            }
+        }
+        let status = h.reply(#"{"type":"status"}"#, from: ClientID(1))
+        let reply = json(try #require(status))
+        #expect((reply["clients"] as? [Any])?.count == 64)
+        #expect(reply["clientCount"] as? Int == 70)
+        #expect((reply["navigators"] as? [Any])?.count == 64)
+        #expect(reply["navigatorCount"] as? Int == 80)
+        #expect(reply["deviceCount"] as? Int == 0)
+        #expect(reply["truncated"] as? Bool == true)
+    }
+
+    @Test("the largest status reply, with the longest ids everywhere, stays under the per-client limit")
+    func statusWorstCase() throws {
+        var h = Harness()
+        let quotedID = Reply.quoted(Self.worstID)
+        for n in 0..<128 {
+            let client = h.connect(greeted: false)
+            _ = h.send(#"{"type":"hello","version":1,"name":\#(quotedID)}"#, from: client)
+            _ = h.send(#"{"type":"subscribe"}"#, from: client)
+            for k in 0..<(n < 8 ? 16 : 0) {
+                // Distinct ids of the worst kind: the counter in front, padded to 256 bytes.
+                let id = Reply.quoted(String("\(n)-\(k)-\(Self.worstID)".utf8.prefix(256))!)
+                _ = h.send(#"{"type":"create","navigator":\#(id),"pages":[{"id":"r"}]}"#, from: client)
+            }
+        }
+        #expect(h.state.engine.navigation.navigators.count == 128)
+        for key in 0..<64 {
+            _ = try h.state.deviceAdded(
+                key: key, path: "/dev/input/" + Self.worstID, name: Self.worstID, kind: .touchscreen,
+                description: Fixtures.touchscreen, at: h.time)
+        }
+        let status = h.reply(#"{"type":"status","id":\#(quotedID)}"#, from: ClientID(1))
+        let line = try #require(status)
+        let size = line.utf8.count
+        print("worst-case status reply: \(size) bytes")
+        #expect(size < h.state.limits.maximumUnsentBytesPerClient)
+        #expect(size < 200 * 1024)
+        #expect(json(line)["truncated"] as? Bool == true)
+    }
+
+    @Test("the largest stack reply stays far under the per-client limit")
+    func stackWorstCase() throws {
+        var h = Harness()
+        let client = h.connect()
+        let pages = (0..<64).map { n in #"{"id":\#(Reply.quoted(String("\(n)-\(Self.worstID)".utf8.prefix(256))!))}"# }
+        let navigator = Reply.quoted(Self.worstID)
+        _ = h.send(#"{"type":"create","navigator":\#(navigator),"pages":[\#(pages.joined(separator: ","))]}"#, from: client)
+        let stack = h.reply(#"{"type":"stack","navigator":\#(navigator),"id":\#(navigator)}"#, from: client)
+        let line = try #require(stack)
+        #expect(json(line)["type"] as? String == "stack")
+        print("worst-case stack reply: \(line.utf8.count) bytes")
+        #expect(line.utf8.count < h.state.limits.maximumUnsentBytesPerClient / 2)
+    }
+
+    @Test("the disconnect log names the count and at most 3 ids, each cut to 64 characters")
+    func disconnectSummary() {
+        let ids = (0..<100).map { "\($0)-" + String(repeating: "x", count: 60_000) }.sorted()
+        let summary = ServerState.summary(removedNavigators: ids)
+        #expect(summary.hasPrefix(", removed 100 navigators: 0-xxx"))
+        #expect(summary.hasSuffix("… and 97 more"))
+        #expect(summary.count < 3 * 66 + 60)
+        #expect(ServerState.summary(removedNavigators: ["main"]) == ", removed 1 navigator: main")
+        #expect(ServerState.summary(removedNavigators: []) == "")
     }
 
     @Test("shutdown closes every client")

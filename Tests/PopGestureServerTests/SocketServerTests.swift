@@ -20,6 +20,7 @@ struct RunningServer {
     /// Starts a server, runs `body` and always shuts everything down.
     static func with(
         clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
+        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
         _ body: (RunningServer) async throws -> Void
     ) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -27,7 +28,8 @@ struct RunningServer {
         let path = directory + "/popgestured.sock"
         do {
             let server = try await SocketServer.start(
-                listening: .path(path), group: group, clock: clock, logger: quietLogger)
+                listening: .path(path), group: group, clock: clock, limits: limits, admission: admission,
+                logger: quietLogger)
             do {
                 try await body(RunningServer(server: server, path: path))
             } catch {
@@ -126,8 +128,8 @@ struct SocketServerTests {
             let stalled = try running.connect()
             let stalledNumber = try stalled.hello(name: "stalled")
 
-            // Each status reply is ~200 bytes: 20000 of them are several MiB, far past
-            // the 1 MiB limit plus what the kernel's socket buffer holds.
+            // Each status reply is ~300 bytes: 20000 of them are several MiB, far past
+            // the 256 KiB limit plus what the kernel's socket buffer holds.
             let requests = Array(String(repeating: #"{"type":"status"}"# + "\n", count: 20_000).utf8)
             stalled.send(bytes: requests)  // false once the server has hung up; fine
 
@@ -143,6 +145,102 @@ struct SocketServerTests {
             let late = try running.connect()
             try late.hello(name: "late")
             #expect(try good.request(#"{"type":"create","navigator":"n","pages":[{"id":"r"}]}"#)["type"] as? String == "ok")
+        }
+    }
+
+    @Test("an observer that stalls, then reads, gets every held line once and in order")
+    func heldOutputKeepsOrder() async throws {
+        try await RunningServer.with { running in
+            let observer = try running.connect()
+            try observer.hello(name: "observer")
+            #expect(try observer.request(#"{"type":"subscribe"}"#)["type"] as? String == "ok")
+            let driver = try running.connect()
+            try driver.hello(name: "driver")
+            _ = try driver.request(#"{"type":"create","navigator":"main","pages":[{"id":"root"}]}"#)
+            _ = try driver.readLine()  // bar
+            // 1500 pushes and pops: about 100 KB of bar events, past the kernel's socket
+            // buffer and NIO's 32 KiB, so most are held; under the 256 KiB limit.
+            var expected = ["root"]  // the create's own bar
+            for n in 0..<1500 {
+                #expect(try driver.request(#"{"type":"push","navigator":"main","page":{"id":"page-\#(n)"}}"#)["type"] as? String == "ok")
+                _ = try driver.readLine()  // its bar
+                #expect(try driver.request(#"{"type":"pop","navigator":"main"}"#)["type"] as? String == "ok")
+                _ = try driver.readLine()
+                expected += ["page-\(n)", "root"]
+            }
+            var pages: [String] = []
+            while pages.count < expected.count {
+                let event = try observer.readObject()
+                if event["type"] as? String == "bar" { pages.append(event["page"] as? String ?? "?") }
+            }
+            #expect(pages.count == expected.count)
+            let firstDifference = pages.indices.first { $0 < expected.count && pages[$0] != expected[$0] }
+            #expect(firstDifference == nil, "line \(firstDifference ?? 0): \(firstDifference.map { pages[$0] } ?? "")")
+            #expect(try observer.request(#"{"type":"status"}"#)["clientCount"] as? Int == 2)
+        }
+    }
+
+    @Test("the 129th connection gets too-many-clients and is closed; the 128 others are served")
+    func tooManyClients() async throws {
+        try await RunningServer.with { running in
+            let first = try running.connect()
+            let number = try first.hello(name: "first")
+            var others: [TestClient] = []
+            for _ in 1..<128 { others.append(try running.connect()) }
+            let extra = try running.connect()
+            let refusal = try extra.readObject()
+            #expect(refusal["type"] as? String == "error")
+            #expect(refusal["code"] as? String == "too-many-clients")
+            #expect(extra.readsToEnd())
+            let status = try first.request(#"{"type":"status"}"#)
+            #expect(status["clientCount"] as? Int == 128)
+            #expect(status["truncated"] as? Bool == true)
+            #expect((status["clients"] as? [[String: Any]])?.first?["client"] as? Int == number)
+            // A place frees, and the next connection is served.
+            others.removeLast()
+            #expect(try await eventually {
+                try first.request(#"{"type":"status"}"#)["clientCount"] as? Int == 127
+            })
+            let late = try running.connect()
+            #expect(try late.hello(name: "late") > number)
+        }
+    }
+
+    @Test("a peer the policy refuses gets not-permitted and is closed before it can send anything")
+    func notPermitted() async throws {
+        let me = getuid()
+        let policy = ConnectionPolicy { credentials in
+            credentials?.uid == me ? "uid \(me) is refused by this test" : nil
+        }
+        try await RunningServer.with(admission: policy) { running in
+            let client = try running.connect()
+            let refusal = try client.readObject()
+            #expect(refusal["code"] as? String == "not-permitted")
+            #expect(refusal["message"] as? String == "this daemon does not serve you: uid \(me) is refused by this test")
+            #expect(client.readsToEnd())
+        }
+    }
+
+    @Test("an unfinished line and a missing hello time out; a greeted idle client stays")
+    func timeouts() async throws {
+        // Short timeouts so that the test is quick; the state tests check the 10 s defaults.
+        var limits = ServerLimits()
+        limits.lineTimeout = .milliseconds(200)
+        limits.helloTimeout = .milliseconds(300)
+        try await RunningServer.with(limits: limits) { running in
+            let idle = try running.connect()
+            try idle.hello(name: "idle")
+            let halfLine = try running.connect()
+            try halfLine.hello(name: "half")
+            halfLine.send(bytes: Array(#"{"type":"sta"#.utf8))
+            let silent = try running.connect()
+
+            #expect(try halfLine.readObject()["code"] as? String == "line-timeout")
+            #expect(halfLine.readsToEnd())
+            #expect(try silent.readObject()["code"] as? String == "hello-required")
+            #expect(silent.readsToEnd())
+            let status = try idle.request(#"{"type":"status"}"#)
+            #expect(status["clientCount"] as? Int == 1)
         }
     }
 

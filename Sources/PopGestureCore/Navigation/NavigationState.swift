@@ -12,6 +12,10 @@ public struct NavigationError: Error, Hashable, Sendable, CustomStringConvertibl
         public static let emptyStack = Code(rawValue: "empty-stack")
         public static let cannotPopRoot = Code(rawValue: "cannot-pop-root")
         public static let invalidValue = Code(rawValue: "invalid-value")
+        /// `create` by a client that already owns ``NavigationState/maximumNavigatorsPerClient`` navigators.
+        public static let tooManyNavigators = Code(rawValue: "too-many-navigators")
+        /// A stack would pass ``NavigationState/maximumPagesPerNavigator`` pages (`create`, `push`, `replace`).
+        public static let tooManyPages = Code(rawValue: "too-many-pages")
     }
 
     public var code: Code
@@ -38,6 +42,14 @@ public enum NavigationEffect: Sendable, Hashable {
 /// own when a back gesture commits. Methods throw `NavigationError` and change
 /// nothing when a request cannot be taken.
 public struct NavigationState: Sendable {
+    /// A client may own at most 16 navigators at once: one per window is the use, and
+    /// the bound keeps what one client makes others read (`status`) and the daemon
+    /// hold small. More is `too-many-navigators`.
+    public static let maximumNavigatorsPerClient = 16
+    /// A stack holds at most 64 pages: far deeper than any app navigates, and it bounds
+    /// a `stack` reply. A `create`, `push` or `replace` past it is `too-many-pages`.
+    public static let maximumPagesPerNavigator = 64
+
     /// UIKit's push animation lasts about 0.35 s. A client that never says it
     /// settled blocks the back gesture for at most this long. Default 1 s.
     public var transitionTimeout: Duration = .seconds(1)
@@ -66,6 +78,11 @@ public struct NavigationState: Sendable {
             throw NavigationError(.navigatorExists, "navigator \"\(id)\" already exists")
         }
         try Self.validate(pages)
+        let owned = navigators.values.reduce(0) { $0 + ($1.owner == owner ? 1 : 0) }
+        guard owned < Self.maximumNavigatorsPerClient else {
+            throw NavigationError(
+                .tooManyNavigators, "a client may own at most \(Self.maximumNavigatorsPerClient) navigators")
+        }
         navigators[id] = Navigator(
             id: id, owner: owner, pages: pages, layout: layout, barFollowsTopPage: barFollowsTopPage,
             transitioningUntil: nil)
@@ -83,6 +100,7 @@ public struct NavigationState: Sendable {
         if nav.pages.contains(where: { $0.id == page.id }) {
             throw NavigationError(.duplicatePage, "page \"\(page.id)\" is already on navigator \"\(id)\"")
         }
+        try Self.checkDepth(nav.depth + 1)
         nav.pages.append(page)
         nav.transitioningUntil = animated ? time + transitionTimeout : nil
         navigators[id] = nav
@@ -203,8 +221,15 @@ public struct NavigationState: Sendable {
         return nav
     }
 
+    private static func checkDepth(_ depth: Int) throws(NavigationError) {
+        guard depth <= maximumPagesPerNavigator else {
+            throw NavigationError(.tooManyPages, "a stack holds at most \(maximumPagesPerNavigator) pages")
+        }
+    }
+
     private static func validate(_ pages: [Page]) throws(NavigationError) {
         guard !pages.isEmpty else { throw NavigationError(.emptyStack, "a stack needs at least one page") }
+        try checkDepth(pages.count)
         var seen = Set<String>()
         for page in pages where !seen.insert(page.id).inserted {
             throw NavigationError(.duplicatePage, "page \"\(page.id)\" appears twice")
