@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "PopGestureCore", "PopGestureInput", "PopGestureServer", "CSystemd", "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -1,4 +1,5 @@
 import CSystemd
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -13,7 +14,15 @@ import Musl
 /// so the daemon needs no special case when run by hand. The environment is read
 /// on each call and never unset, so that watchdog pings keep working.
 public struct SystemdNotifier: Sendable {
-    public init() {}
+    /// `sd_notify` opens a socket for every message, so a process out of file
+    /// descriptors (`EMFILE`) could not feed its watchdog and would be killed for
+    /// it. One descriptor is kept in reserve, opened at init, and given up for the
+    /// one message that needs it.
+    private let spare: SpareDescriptor?
+
+    public init() {
+        spare = getenv("NOTIFY_SOCKET") != nil ? SpareDescriptor() : nil
+    }
 
     /// True when systemd asked to be notified (`NOTIFY_SOCKET` is set).
     public var isEnabled: Bool { getenv("NOTIFY_SOCKET") != nil }
@@ -75,11 +84,38 @@ public struct SystemdNotifier: Sendable {
     }
 
     private func notify(_ state: String) -> Bool {
-        sd_notify(0, state) > 0
+        let result = sd_notify(0, state)
+        guard result == -EMFILE || result == -ENFILE, let spare else { return result > 0 }
+        return spare.whileReleased { sd_notify(0, state) } > 0
     }
 
     /// A newline would start a new assignment: STATUS must not smuggle in READY=1.
     private static func oneLine(_ text: String) -> String {
         String(text.map { $0.isNewline ? " " : $0 })
+    }
+}
+
+/// A descriptor held only so that it can be given back when the process runs out.
+private final class SpareDescriptor: Sendable {
+    private let descriptor = NIOLockedValueBox<CInt>(-1)
+
+    init() {
+        descriptor.withLockedValue { $0 = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+    }
+
+    /// Closes the spare, runs `body` (which may now open one descriptor), and takes
+    /// the spare again. Another thread may win the freed slot; then `body` fails as
+    /// it would have, and the next call tries again.
+    func whileReleased(_ body: () -> CInt) -> CInt {
+        descriptor.withLockedValue { fd in
+            if fd >= 0 { close(fd) }
+            let result = body()
+            fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            return result
+        }
+    }
+
+    deinit {
+        descriptor.withLockedValue { if $0 >= 0 { close($0) } }
     }
 }
