@@ -70,6 +70,8 @@ public struct Daemon: Sendable {
         logger.notice("ready: \(summary)")
 
         var current = configuration
+        let probe = WatchdogProbe(eventLoop: server.eventLoop)
+        var failure: String?
         watcher.run { event in
             switch event {
             case .signal(SIGHUP):
@@ -79,21 +81,27 @@ public struct Daemon: Sendable {
                 notifier.stopping()
                 watcher.stop()
             case .watchdog:
-                // Only once the event loop answers, so a stuck loop gets us restarted.
-                if (try? server.eventLoop.submit({}).wait()) != nil { notifier.watchdog() }
+                // Only while the event loop answers, so a stuck loop gets us restarted;
+                // never waiting for it, so the input thread reads on meanwhile.
+                if probe.tick() {
+                    notifier.watchdog()
+                } else {
+                    logger.warning("the event loop did not answer within a watchdog interval: no WATCHDOG=1")
+                }
+            case .failed(let reason):
+                logger.critical("stopping: \(reason)")
+                notifier.stopping()
+                failure = reason
             }
         }
         try? server.close().wait()
+        if let failure { throw DaemonError(failure) }
     }
 
     /// The socket systemd passed, else `--socket` or the file's path (creating its
     /// folder). Refuses a path where another daemon is already answering.
     private func listening(notifier: SystemdNotifier) throws -> SocketServer.Listening {
-        let inherited = notifier.listenFileDescriptors()
-        if let first = inherited.first {
-            if inherited.count > 1 {
-                logger.warning("systemd passed \(inherited.count) sockets; using the first, fd \(first)")
-            }
+        if let first = Self.keepingFirst(of: notifier.listenFileDescriptors(), logger: logger) {
             return .inheritedDescriptor(first)
         }
         let path = configuration.socketPath
@@ -108,6 +116,19 @@ public struct Daemon: Sendable {
             throw DaemonError("cannot create the socket's folder \(folder): \(error.localizedDescription)")
         }
         return .path(path)
+    }
+
+    /// The first socket systemd passed; the others are closed (and logged), since the
+    /// daemon listens on one and an open socket nobody accepts on hangs its clients.
+    static func keepingFirst(of inherited: [CInt], logger: Logger) -> CInt? {
+        guard let first = inherited.first else { return nil }
+        let extra = inherited.dropFirst()
+        if !extra.isEmpty {
+            for fd in extra { close(fd) }
+            let list = extra.map(String.init).joined(separator: ", ")
+            logger.warning("systemd passed \(inherited.count) sockets; using the first, fd \(first), closing fd \(list)")
+        }
+        return first
     }
 
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
@@ -178,13 +199,12 @@ public struct ServerInput: InputSink {
 
     public func deviceAdded(
         key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
-        configuration: DeviceConfiguration
+        configuration: DeviceConfiguration, ifRefused: @escaping @Sendable (String) -> Void
     ) {
-        let logger = self.logger
         server.addDevice(
             key: key, path: path, name: name, kind: kind, description: description, configuration: configuration
         ).whenFailure { error in
-            logger.debug("\(path) \"\(name)\": not added: \(error)")  // the server logged why
+            ifRefused("\(error)")  // the server logged it too
         }
     }
 
@@ -192,7 +212,7 @@ public struct ServerInput: InputSink {
         server.removeDevice(key: key)
     }
 
-    public func received(_ events: [InputEvent], fromDevice key: Int) {
-        server.feed(key: key, events: events)
+    public func received(_ events: [InputEvent], fromDevice key: Int, inFlight: FramesInFlight) {
+        server.feed(key: key, events: events, whenFed: inFlight.handled)
     }
 }

@@ -3,17 +3,21 @@ import Glibc
 import Logging
 import PopGestureCore
 import PopGestureInput
-import Synchronization
 
 /// Where the input thread delivers what it reads. The socket server implements it by
 /// hopping onto its event loop, so calls may come from any thread.
 public protocol InputSink: Sendable {
+    /// A device to use. When the sink cannot use it after all (mtdev could not be set
+    /// up), it calls `ifRefused` with the reason, from any thread, and the main loop
+    /// stops reading the device.
     func deviceAdded(
         key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
-        configuration: DeviceConfiguration)
+        configuration: DeviceConfiguration, ifRefused: @escaping @Sendable (_ reason: String) -> Void)
     func deviceRemoved(key: Int)
     /// Every event one read returned, in order; usually one frame ending in `SYN_REPORT`.
-    func received(_ events: [InputEvent], fromDevice key: Int)
+    /// Call `inFlight.handled()` exactly once when they are handled, from any thread:
+    /// the main loop stops reading while too many frames are unhandled.
+    func received(_ events: [InputEvent], fromDevice key: Int, inFlight: FramesInFlight)
 }
 
 /// The daemon's main loop: finds touch devices through udev, reads each with libevdev,
@@ -22,7 +26,9 @@ public protocol InputSink: Sendable {
 /// costs: no polling, and no timer unless systemd asked for a watchdog.
 ///
 /// Other threads talk to it only through ``reconfigure(_:)`` and ``stop()``, which
-/// queue a command and write a byte into a wake pipe.
+/// queue a command and write a byte into a wake pipe (``LoopMailbox``). The sink's
+/// event loop also wakes it that way once it has caught up (``FramesInFlight``), and
+/// when it refuses a device.
 public final class DeviceWatcher: Sendable {
     /// Something other than input that ``run(_:)`` reports to its caller.
     public enum Event: Sendable, Equatable {
@@ -30,27 +36,24 @@ public final class DeviceWatcher: Sendable {
         case signal(CInt)
         /// The watchdog interval passed.
         case watchdog
+        /// The loop cannot go on (`poll(2)` kept failing); ``run(_:)`` closes the
+        /// devices and returns right after reporting it.
+        case failed(String)
     }
 
-    private enum Command: Sendable {
-        case reconfigure(Configuration)
-        case stop
-    }
-
-    private let commands = Mutex<[Command]>([])
-    /// A self-pipe: ``send(_:)`` writes a byte, `poll` wakes on the read end.
-    private let wake: (read: CInt, write: CInt)
+    private let mailbox: LoopMailbox
     private let loop: InputLoop
 
     /// Blocks these signals in the calling thread and in every thread it starts later,
     /// so that they reach ``run(_:)`` through its signalfd. Call it first thing.
     public static func blockSignals(_ signals: [CInt]) {
-        var set = signalSet(signals)
+        var set = LoopDescriptors.signalSet(signals)
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    /// Creates the udev monitor and opens the devices present now. Throws when udev
-    /// cannot be used at all; a device that fails to open is only logged.
+    /// Creates the udev monitor and opens the devices present now. Throws when udev,
+    /// the signalfd or the watchdog timer cannot be used at all (a failed signalfd
+    /// unblocks `signals` first); a device that fails to open is only logged.
     ///
     /// - Parameters:
     ///   - signals: reported by ``run(_:)`` as ``Event/signal(_:)``; block them first
@@ -61,40 +64,41 @@ public final class DeviceWatcher: Sendable {
         logger: Logger
     ) throws(InputError) {
         let monitor = try UdevInputMonitor()
-        var ends: [CInt] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            throw InputError(.udev, "cannot create the wake pipe: \(String(cString: strerror(errno)))")
+        let mailbox = try LoopMailbox()
+        let timerFD = try LoopDescriptors.timerDescriptor(watchdogInterval)
+        let signalFD: CInt?
+        do {
+            signalFD = try LoopDescriptors.signalDescriptor(signals)
+        } catch {
+            if let timerFD { close(timerFD) }
+            throw error
         }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        self.wake = (ends[0], ends[1])
+        self.mailbox = mailbox
         self.loop = InputLoop(
-            monitor: monitor, configuration: configuration, sink: sink,
-            signalFD: Self.signalDescriptor(signals), timerFD: Self.timerDescriptor(watchdogInterval), logger: logger)
+            monitor: monitor, configuration: configuration, sink: sink, mailbox: mailbox,
+            signalFD: signalFD, timerFD: timerFD, logger: logger)
         loop.openPresentDevices()
-    }
-
-    deinit {
-        close(wake.read)
-        close(wake.write)
     }
 
     /// How many devices are open. Meant for the ready message before ``run(_:)`` starts.
     public var openDeviceCount: Int { loop.deviceCount }
 
-    /// Runs the loop on the calling thread until ``stop()``, closing every device before
-    /// it returns. `handle` runs on this thread for each signal and watchdog tick.
+    /// Runs the loop on the calling thread until ``stop()`` (or ``Event/failed(_:)``),
+    /// closing every device before it returns. `handle` runs on this thread for each
+    /// signal, watchdog tick and failure.
     public func run(_ handle: (Event) -> Void = { _ in }) {
         while true {
-            for event in loop.waitAndDispatch(wake: wake.read) { handle(event) }
-            var pending: [Command] = []
-            commands.withLock { swap(&pending, &$0) }
-            for command in pending {
+            for event in loop.waitAndDispatch() { handle(event) }
+            if loop.hasFailed {
+                loop.closeAll()
+                return
+            }
+            for command in mailbox.takeCommands() {
                 switch command {
                 case .reconfigure(let configuration):
                     loop.reopenAll(configuration: configuration)
+                case .drop(let key, let reason):
+                    loop.drop(key: key, reason: reason)
                 case .stop:
                     loop.closeAll()
                     return
@@ -110,36 +114,7 @@ public final class DeviceWatcher: Sendable {
     /// Makes ``run(_:)`` close the devices and return. Safe from any thread.
     public func stop() { send(.stop) }
 
-    private func send(_ command: Command) {
-        commands.withLock { $0.append(command) }
-        var byte: UInt8 = 1
-        _ = write(wake.write, &byte, 1)
-    }
-
-    private static func signalSet(_ signals: [CInt]) -> sigset_t {
-        var set = sigset_t()
-        sigemptyset(&set)
-        for signal in signals { sigaddset(&set, signal) }
-        return set
-    }
-
-    private static func signalDescriptor(_ signals: [CInt]) -> CInt? {
-        guard !signals.isEmpty else { return nil }
-        var set = signalSet(signals)
-        let fd = signalfd(-1, &set, CInt(SFD_NONBLOCK | SFD_CLOEXEC))
-        return fd >= 0 ? fd : nil
-    }
-
-    private static func timerDescriptor(_ interval: Duration?) -> CInt? {
-        guard let interval else { return nil }
-        let fd = timerfd_create(CLOCK_MONOTONIC, CInt(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard fd >= 0 else { return nil }
-        let (seconds, attoseconds) = interval.components
-        let period = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var spec = itimerspec(it_interval: period, it_value: period)
-        timerfd_settime(fd, 0, &spec, nil)
-        return fd
-    }
+    private func send(_ command: LoopMailbox.Command) { mailbox.send(command) }
 }
 
 /// The main loop's own state. Touched only by the thread running
@@ -147,13 +122,21 @@ public final class DeviceWatcher: Sendable {
 private final class InputLoop: @unchecked Sendable {
     private struct OpenDevice {
         let key: Int
-        let info: InputDeviceInfo
+        var info: InputDeviceInfo
         let device: EvdevDevice
     }
 
     private let monitor: UdevInputMonitor
     private var configuration: Configuration
     private let sink: any InputSink
+    private let mailbox: LoopMailbox
+    /// Frames handed to the sink and not yet handled; past its bound the devices are not read.
+    private var backpressure: InputBackpressure
+    /// Pauses so far; the first is logged as a warning, the rest at debug level.
+    private var pauses = 0
+    private var pollFailures = PollFailures()
+    /// Set when the loop gave up (see ``PollFailures``).
+    private(set) var hasFailed = false
     private let logger: Logger
     private var devices: [OpenDevice] = []
     private var nextKey = 0
@@ -163,10 +146,12 @@ private final class InputLoop: @unchecked Sendable {
     private let timerFD: CInt?
 
     init(
-        monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, signalFD: CInt?,
-        timerFD: CInt?, logger: Logger
+        monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, mailbox: LoopMailbox,
+        signalFD: CInt?, timerFD: CInt?, logger: Logger
     ) {
         self.monitor = monitor
+        self.mailbox = mailbox
+        self.backpressure = InputBackpressure(FramesInFlight { [mailbox] in mailbox.wake() })
         self.configuration = configuration
         self.signalFD = signalFD
         self.timerFD = timerFD
@@ -187,36 +172,35 @@ private final class InputLoop: @unchecked Sendable {
     }
 
     /// Blocks until something is readable, reads it, and returns the signals and
-    /// watchdog ticks that arrived.
-    func waitAndDispatch(wake: CInt) -> [DeviceWatcher.Event] {
+    /// watchdog ticks that arrived. While the sink is behind (``FramesInFlight``) the
+    /// devices stay out of the poll set, so the kernel buffers and, if need be, drops.
+    func waitAndDispatch() -> [DeviceWatcher.Event] {
         pollSet.removeAll(keepingCapacity: true)
-        pollSet.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
+        pollSet.append(pollfd(fd: mailbox.readEnd, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0))
         for fd in [signalFD, timerFD] {
             pollSet.append(pollfd(fd: fd ?? -1, events: Int16(POLLIN), revents: 0))  // poll skips -1
         }
         let firstDevice = pollSet.count
-        for open in devices {
-            pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
+        if readsDevices() {
+            for open in devices {
+                pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
+            }
         }
         // No timeout: the watchdog, when armed, is the timerfd above.
         let ready = poll(&pollSet, nfds_t(pollSet.count), -1)
         guard ready > 0 else {
-            if ready < 0 && errno != EINTR {
-                logger.error("poll failed: \(String(cString: strerror(errno)))")
-            }
+            if ready < 0 && errno != EINTR { return pollFailed(errno: errno) }
             return []
         }
+        pollFailures.succeeded()
         // Devices first: their fds are in `devices` order, and udev changes below may reorder it.
         let readyKeys = pollSet[firstDevice...].indices.compactMap { index in
             pollSet[index].revents != 0 ? devices[index - firstDevice].key : nil
         }
         for key in readyKeys { read(key) }
         if pollSet[1].revents != 0 { applyUdevChanges() }
-        if pollSet[0].revents != 0 {
-            var drain = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-            while Glibc.read(wake, &drain, MemoryLayout.size(ofValue: drain)) > 0 {}
-        }
+        if pollSet[0].revents != 0 { mailbox.drainWakes() }
         var events: [DeviceWatcher.Event] = []
         if let signalFD, pollSet[2].revents != 0 {
             var info = signalfd_siginfo()
@@ -230,6 +214,50 @@ private final class InputLoop: @unchecked Sendable {
             if Glibc.read(timerFD, &expirations, MemoryLayout<UInt64>.size) > 0 { events.append(.watchdog) }
         }
         return events
+    }
+
+    /// Whether to poll the devices in this round: not while the sink is behind.
+    private func readsDevices() -> Bool {
+        let wasPaused = backpressure.isPaused
+        let reads = backpressure.mayRead()
+        if reads == wasPaused {
+            let inFlight = backpressure.inFlight
+            if !reads {
+                pauses += 1
+                let message: Logger.Message = """
+                    the event loop is \(inFlight.bound) frames behind: input paused until it is down to \
+                    \(inFlight.resumeLevel) (pause \(pauses))
+                    """
+                if pauses == 1 { logger.warning(message) } else { logger.debug(message) }
+            } else {
+                logger.debug("the event loop caught up: input resumed")
+            }
+        }
+        return reads
+    }
+
+    /// A failed `poll` other than `EINTR`: logged, then waited out or given up on.
+    private func pollFailed(errno: CInt) -> [DeviceWatcher.Event] {
+        let reason = "poll failed: \(String(cString: strerror(errno)))"
+        switch pollFailures.failed() {
+        case .retry(let backoff):
+            if pollFailures.consecutive == 1 { logger.error("\(reason); retrying every \(backoff)") }
+            let (seconds, attoseconds) = backoff.components
+            var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+            nanosleep(&pause, nil)
+            return []
+        case .stop:
+            hasFailed = true
+            return [.failed("\(reason), \(pollFailures.consecutive) times in a row")]
+        }
+    }
+
+    /// The sink refused a device: stop reading it. It never reached the sink, so the
+    /// sink is not told of its removal.
+    func drop(key: Int, reason: String) {
+        guard let index = devices.firstIndex(where: { $0.key == key }) else { return }
+        let open = devices.remove(at: index)
+        logger.warning("\(open.info.devnode) \"\(open.info.name)\": not used: \(reason)")
     }
 
     func reopenAll(configuration: Configuration) {
@@ -254,7 +282,10 @@ private final class InputLoop: @unchecked Sendable {
         } catch {
             gone = error
         }
-        if !batch.isEmpty { sink.received(batch, fromDevice: key) }
+        if !batch.isEmpty {
+            backpressure.inFlight.sent()
+            sink.received(batch, fromDevice: key, inFlight: backpressure.inFlight)
+        }
         if let gone {
             remove(at: index, reason: gone.message)
         }
@@ -266,9 +297,13 @@ private final class InputLoop: @unchecked Sendable {
             case .added(let info):
                 if !devices.contains(where: { $0.info.devnode == info.devnode }) { open(info) }
             case .changed(let info):
-                // Properties such as the calibration matrix may have changed: start afresh.
+                // Reopening cancels a swipe: only when a property the daemon uses changed.
                 if let index = devices.firstIndex(where: { $0.info.devnode == info.devnode }) {
-                    remove(at: index, reason: "udev reported a change")
+                    guard devices[index].info.needsReopen(becoming: info) else {
+                        devices[index].info = info
+                        continue
+                    }
+                    remove(at: index, reason: "udev reported a change of kind, calibration or size")
                 }
                 open(info)
             case .removed(let devnode):
@@ -307,7 +342,8 @@ private final class InputLoop: @unchecked Sendable {
         logger.info("\(info.devnode) \"\(description.name)\": using it as a \(info.kind.rawValue) (device \(key))")
         sink.deviceAdded(
             key: key, path: info.devnode, name: description.name, kind: info.kind, description: description,
-            configuration: deviceConfiguration)
+            configuration: deviceConfiguration
+        ) { [mailbox] reason in mailbox.send(.drop(key: key, reason: reason)) }
     }
 
     private func remove(at index: Int, reason: String) {

@@ -189,10 +189,14 @@ public final class SocketServer: Sendable {
 
     /// Feeds the events a device sent, usually one frame up to its `SYN_REPORT`.
     /// One hop onto the loop per call, so pass a whole frame at once; no future, so
-    /// a frame allocates nothing more.
-    public func feed(key: Int, events: [InputEvent]) {
+    /// a frame allocates nothing more. `whenFed` runs on the loop right after, so
+    /// that the caller can count the frames still queued (the daemon bounds them).
+    public func feed(key: Int, events: [InputEvent], whenFed: (@Sendable () -> Void)? = nil) {
         let loop = self.loop
-        eventLoop.execute { loop.value.feed(key: key, events: events) }
+        eventLoop.execute {
+            loop.value.feed(key: key, events: events)
+            whenFed?()
+        }
     }
 
     /// A configuration reload: takes effect from the next swipe. The future says when
