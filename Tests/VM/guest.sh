@@ -21,11 +21,13 @@ echo "guest: kernel $(uname -r), $(nproc) CPU(s), booted in $(uptime_s) s"
 echo "boot $(uptime_s)" >>"$results"
 
 # The kernel side every scenario needs: uinput, and udev to tag the devices.
+# virtme-ng's init may have started udevd already: a second one would announce
+# every device twice (two adds, two removes), so start one only when none answers.
 setup_log="$LOGDIR/setup.log"
 (
     set -x
     modprobe uinput && test -c /dev/uinput &&
-        /lib/systemd/systemd-udevd --daemon &&
+        { udevadm control --ping --timeout=10 || /lib/systemd/systemd-udevd --daemon; } &&
         udevadm trigger && udevadm settle --timeout=120 &&
         mkdir -p /run/popgestured
 ) >"$setup_log" 2>&1
