@@ -154,3 +154,29 @@ for step in range(1, 10):
     pad += absolute(SLOT, 0) + absolute(PX, 100 + step * 100) + absolute(SLOT, 1) + absolute(PX, 300 + step * 100) + syn()
 pad += absolute(SLOT, 0) + absolute(TID, -1) + absolute(SLOT, 1) + absolute(TID, -1) + key(DOUBLETAP, 0) + syn()
 write("FuzzEngine", "touchpad-two-finger", touchpad + pad)
+
+# --- Hand-made FuzzEngine inputs for the traps issue 7 found (defects 6 and 7), in the
+# fuzz target's format, kept as regression inputs beside the ones the fuzzer finds.
+REGRESSIONS = os.path.join(HERE, "..", "..", "Tests", "Fixtures", "fuzz-regressions", "FuzzEngine")
+
+
+def regression(name, data):
+    os.makedirs(REGRESSIONS, exist_ok=True)
+    with open(os.path.join(REGRESSIONS, name), "wb") as f:
+        f.write(data)
+
+
+# Axes from -2^31 to 2^31-1 (picks 0 and 1): AbsoluteAxis.span overflowed.
+full = axis(0, 1, 0) + axis(0, 1, 0)
+regression("issue7-axis-span-overflow", bytes([0x04 | 0x10]) + full + bytes([9]) + swipe((PX, PY), BTN_TOUCH))
+# ABS_MT_SLOT up to 2^31-1 (slot pick 0): 60 GB of slots.
+regression("issue7-slot-axis-2-31", protocol_b[:-1] + bytes([0]) + swipe((PX, PY), BTN_TOUCH))
+# A timestamp near Int64.max (kind 0x60 jumps the clock, selector 0 to the top).
+jump = bytes([0x60 | 0x06, 0]) + struct.pack("<i", 5)
+regression("issue7-timestamp-int64-max", protocol_b + jump + swipe((PX, PY), BTN_TOUCH))
+# An ABS code above ABS_MAX (selector 0xff) on a protocol A device: crashed inside libmtdev.
+regression("issue7-protocol-a-abs-above-max", protocol_a + event(3, 0xFF, 1) + mt_report + syn() + a_events)
+# BTN_TOOL_DOUBLETAP pressed and released with no contact in any slot: index -1 in PanRecognizer.
+regression("issue7-doubletap-without-contacts", touchpad + key(DOUBLETAP, 1) + syn() + key(DOUBLETAP, 0) + syn())
+# One frame of 1100 events before its SYN_REPORT.
+regression("issue7-frame-over-1024-events", protocol_b + event(6, 0, 0) * 1100 + syn() + swipe((PX, PY), BTN_TOUCH))

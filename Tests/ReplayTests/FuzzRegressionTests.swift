@@ -8,10 +8,12 @@ import Testing
 /// same code as the targets (`ArbitraryInput` + `EngineCheck`, `Recording(parsing:)`),
 /// and the real recordings through the engine's invariant.
 @Suite struct FuzzRegressionTests {
-    /// `Tests/Fixtures/fuzz-regressions/<target>/`.
-    static func inputs(_ target: String) -> [(name: String, bytes: [UInt8])] {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/fuzz-regressions/\(target)")
+    /// `Tests/Fixtures/fuzz-regressions/<target>/`, or with `seeds`, `Fuzz/Corpus/<target>/`.
+    static func inputs(_ target: String, seeds: Bool = false) -> [(name: String, bytes: [UInt8])] {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        let folder = seeds
+            ? root.deletingLastPathComponent().appendingPathComponent("Fuzz/Corpus/\(target)")
+            : root.appendingPathComponent("Fixtures/fuzz-regressions/\(target)")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return names.filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }.sorted().compactMap { name in
             (try? Data(contentsOf: folder.appendingPathComponent(name))).map { (name, Array($0)) }
@@ -25,6 +27,22 @@ import Testing
         for (name, bytes) in inputs {
             let input = ArbitraryInput(bytes)
             #expect(throws: Never.self, "\(name)") { _ = try EngineCheck.run(device: input.device, events: input.events) }
+        }
+    }
+
+    @Test("FuzzEngine's seeds decode to swipes that reach the engine's output (pops, not only refusals)")
+    func engineSeedsReachPops() throws {
+        let seeds = Self.inputs("FuzzEngine", seeds: true)
+        #expect(seeds.count >= 4)
+        for (name, bytes) in seeds {
+            let input = ArbitraryInput(bytes)
+            let outcome = try EngineCheck.run(device: input.device, events: input.events)
+            guard case .ran(let frames, let events) = outcome else {
+                Issue.record("\(name): \(outcome)")
+                continue
+            }
+            #expect(frames >= 10, "\(name)")
+            #expect(events >= 3, "\(name): a swipe that pops produces began, progress, finished, back")
         }
     }
 
