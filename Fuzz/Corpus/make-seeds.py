@@ -27,6 +27,10 @@ requests = {
     "numbers": '{"type":"hello","version":1e400,"id":-0.0}',
     "escapes": '{"type":"hello","name":"\\u00e9\\ud83d\\ude00\\n","version":1}',
 }
+# Issue 7 defect 1: 513 '[' (or 512 '{"a":' and a '[') killed the daemon inside Foundation's
+# JSON parser. Kept as seeds, and in Tests/Fixtures/fuzz-regressions/FuzzRequestParser/.
+requests["nesting-513-brackets"] = "[" * 513
+requests["nesting-512-objects"] = '{"a":' * 512 + "["
 for name, line in requests.items():
     write("FuzzRequestParser", name, line + "\n")
 
