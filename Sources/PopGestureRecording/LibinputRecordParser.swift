@@ -136,8 +136,11 @@ enum LibinputRecordParser {
         RecordingError(line: node.mark?.line ?? 0, message: message)
     }
 
+    /// Plain decimal integers only, as libinput record writes them. Not Yams' `Node.int`:
+    /// it also reads YAML 1.1's sexagesimal `1:2:3`, whose arithmetic traps on overflow
+    /// (`1:1:1:1:1:1:1:1:1:1:1:1` crashed the reader).
     private static func int<T: FixedWidthInteger>(_ node: Node, _ what: String) throws(RecordingError) -> T {
-        guard let value = node.int, let result = T(exactly: value) else {
+        guard let text = node.scalar?.string, let result: T = Substring(text).decimal() else {
             throw failure(at: node, "expected an integer for \(what), got '\(node.string ?? "a collection")'")
         }
         return result

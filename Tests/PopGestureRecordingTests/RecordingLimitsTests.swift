@@ -112,4 +112,23 @@ import Testing
             events: "  - evdev: [[9223372036854775807, 999999, 0, 0, 0], [-9223372036854775808, -1, 0, 0, 0]]\n")
         #expect(try Recording(parsing: yaml).events.map(\.time.microseconds) == [.max, .min])
     }
+
+    @Test("A sexagesimal number that overflows is an error naming its line, not a trap in Yams")
+    func sexagesimalOverflow() {
+        let text = """
+            version: 1
+            devices:
+            - evdev:
+                name: x
+                id: [1:1:1:1:1:1:1:1:1:1:1:1:1, 0, 0, 0]
+
+            """
+        do {
+            _ = try Recording(parsing: text)
+            Issue.record("a 13-part sexagesimal id was accepted")
+        } catch {
+            #expect(error.line == 5)
+            #expect(error.message.contains("expected an integer"))
+        }
+    }
 }
