@@ -110,6 +110,46 @@ import Testing
         #expect(engine.arbiterState == .idle)
     }
 
+    /// Keeps the messages logged at warning level and above.
+    final class Warnings: @unchecked Sendable {
+        private(set) var messages: [String] = []
+        func logger() -> Logger {
+            Logger(label: "test") { _ in Handler(box: self) }
+        }
+        struct Handler: LogHandler {
+            let box: Warnings
+            var metadata: Logger.Metadata = [:]
+            var logLevel: Logger.Level = .trace
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+            func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+                     file: String, function: String, line: UInt) {
+                if level >= .warning { box.messages.append(message.description) }
+            }
+        }
+    }
+
+    @Test("Clamped slots are logged once when the device is added and once at the first ignored event")
+    func clampedSlotsLoggedOnce() {
+        var device = Fixtures.touchscreen
+        device.axes[ABS.mtSlot] = AbsoluteAxis(minimum: 0, maximum: 99)
+        let warnings = Warnings()
+        var engine = GestureEngine(logger: warnings.logger())
+        let id = engine.addDevice(device)
+        let talk = Fixtures.Talk()
+        for _ in 0..<3 {
+            talk.slot(80); talk.trackingID(1); talk.position(x: 1, y: 1)
+            talk.slot(0); talk.trackingID(2); talk.position(x: 2, y: 2); talk.report()
+            talk.slot(0); talk.lift(); talk.report()
+        }
+        for event in talk.take() { engine.handle(event, from: id) }
+        #expect(warnings.messages.filter { $0.contains("declares 100 slots, tracking the first 64") }.count == 1)
+        #expect(warnings.messages.filter { $0.contains("beyond the 64 tracked are ignored") }.count == 1)
+        #expect(engine.touches(of: id)?.ignoredSlotEvents == 9)
+    }
+
     // MARK: Timestamps
 
     @Test("Timestamps saturate instead of trapping")

@@ -144,8 +144,9 @@ public struct GestureEngine: Sendable {
     public mutating func handle(_ event: InputEvent, from id: DeviceID) {
         let index = id.rawValue
         guard devices.indices.contains(index), devices[index] != nil else { return }
+        let ignoredBefore = devices[index]!.touches.ignoredSlotEvents
         let result = devices[index]!.touches.handle(event)
-        if event.type == EV.abs && devices[index]!.touches.ignoredSlotEvents == 1 && result == .pending {
+        if ignoredBefore == 0 && devices[index]!.touches.ignoredSlotEvents > 0 {
             logger.warning("\(id): events for slots beyond the \(devices[index]!.touches.contacts.count) tracked are ignored")
         }
         guard case .frame(let resynced) = result,

@@ -142,7 +142,6 @@ public struct TouchState: Sendable {
             return
         }
         guard contacts.indices.contains(currentSlot) else {
-            // Saturates, so that "== 1" (the first, which the engine logs) happens once.
             if ignoredSlotEvents < .max { ignoredSlotEvents += 1 }
             return
         }
