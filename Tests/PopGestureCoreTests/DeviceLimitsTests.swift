@@ -150,6 +150,21 @@ import Testing
         #expect(engine.touches(of: id)?.ignoredSlotEvents == 9)
     }
 
+    @Test("Dropped frames are warned about once per device")
+    func droppedFrames() {
+        let warnings = Warnings()
+        var engine = GestureEngine(logger: warnings.logger())
+        let id = engine.addDevice(Fixtures.touchscreen)
+        let time = Timestamp(seconds: 1, microseconds: 0)
+        for _ in 0..<3 {
+            engine.dropFrame(from: id, at: time)
+            engine.handle(InputEvent(time: time, type: EV.syn, code: SYN.report, value: 0), from: id)
+        }
+        engine.dropFrame(from: DeviceID(7), at: time)  // no such device: nothing happens
+        #expect(warnings.messages.count == 1)
+        #expect(warnings.messages.first?.contains("longer than 1024 events") == true)
+    }
+
     // MARK: Timestamps
 
     @Test("Timestamps saturate instead of trapping")
