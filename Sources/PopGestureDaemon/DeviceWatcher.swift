@@ -336,6 +336,12 @@ private final class InputLoop: @unchecked Sendable {
         }
         var description = device.description
         if description.reportedSize == nil { description.reportedSize = info.size }
+        do {
+            try description.validate()  // EngineFeed checks too; refusing here also closes the fd
+        } catch {
+            logger.warning("\(info.devnode) \"\(info.name)\": refused: \(error.message)")
+            return
+        }
         let key = nextKey
         nextKey += 1
         devices.append(OpenDevice(key: key, info: info, device: device))

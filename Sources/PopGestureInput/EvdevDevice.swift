@@ -20,6 +20,15 @@ public final class EvdevDevice {
 
     private let handle: OpaquePointer
     private let fd: FileDescriptor
+    /// NORMAL until a SYN_DROPPED, then SYNC until the resync is drained; kept across
+    /// calls, since ``read(into:)`` may return in the middle of a resync.
+    private var syncing = false
+
+    /// The most events one ``read(into:)`` call delivers: 4096, four maximal frames
+    /// (``GestureEngine/maximumFrameEvents``). A device that writes as fast as it is read
+    /// (any uinput program can) would otherwise keep the reader in one call, buffering
+    /// without end; `poll` reports the rest.
+    public static let maximumEventsPerRead = 4 * GestureEngine.maximumFrameEvents
 
     /// The fd to `poll(2)` for `POLLIN`. Owned by this object: do not close it.
     public var fileDescriptor: CInt { fd.rawValue }
@@ -75,22 +84,25 @@ public final class EvdevDevice {
     /// empty and the next ordinary frame follows `SYN_DROPPED` directly. This is the
     /// sequence `TouchState` expects: feed every event through unchanged.
     ///
+    /// Returns after ``maximumEventsPerRead`` events even when more are waiting.
+    ///
     /// Events delivered before an error stay delivered. Throws `.deviceGone` once the
     /// device is unplugged (`ENODEV`) and `.readFailed` for any other error; either way
     /// the device is unusable: drop it.
     public func read(into body: (InputEvent) -> Void) throws(InputError) {
         var raw = input_event()
-        // NORMAL until a SYN_DROPPED, then SYNC until the resync is drained.
-        var syncing = false
-        while true {
+        var delivered = 0
+        while delivered < Self.maximumEventsPerRead {
             let flags = syncing ? LIBEVDEV_READ_FLAG_SYNC : LIBEVDEV_READ_FLAG_NORMAL
             let status = libevdev_next_event(handle, flags.rawValue, &raw)
             switch status {
             case Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue):
                 body(InputEvent(raw))
+                delivered += 1
             case Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue):
                 // In normal mode this is the SYN_DROPPED itself; in sync mode, a resync event.
                 body(InputEvent(raw))
+                delivered += 1
                 syncing = true
             case -EAGAIN where syncing:
                 syncing = false  // resync done; normal events may be waiting

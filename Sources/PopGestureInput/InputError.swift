@@ -16,6 +16,9 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let deviceGone = Code(rawValue: "device-gone")
         /// Reading failed for another reason; the device cannot be trusted any more.
         public static let readFailed = Code(rawValue: "read-failed")
+        /// The device's description makes no sense (an empty or inverted axis range): the
+        /// device is refused. The message says which axis.
+        public static let invalidDescription = Code(rawValue: "invalid-description")
         /// libudev could not be set up.
         public static let udev = Code(rawValue: "udev")
     }

@@ -38,10 +38,27 @@ public final class ProtocolAConverter {
         convertedDescription = converted
     }
 
-    deinit { mtdev_delete(handle) }
+    // mtdev_delete frees only the handle; mtdev_close frees the state mtdev_init allocated
+    // (about 20 KB). Deleting alone leaked that for every protocol A device ever added.
+    deinit { mtdev_close_delete(handle) }
+
+    /// Whether mtdev can take the event. mtdev indexes fixed arrays by code without
+    /// checking (an `EV_ABS` code above `ABS_MAX` crashes inside it), so only the types the
+    /// engine reads, with codes in range, go in: `EV_SYN` up to `SYN_MAX`, `EV_KEY` up to
+    /// `KEY_MAX`, `EV_ABS` up to `ABS_MAX`. Nothing else carries anything the engine uses.
+    static func accepts(_ event: InputEvent) -> Bool {
+        switch event.type {
+        case EV.syn: event.code <= UInt16(SYN_MAX)
+        case EV.key: event.code <= UInt16(KEY_MAX)
+        case EV.abs: event.code <= UInt16(ABS_MAX)
+        default: false
+        }
+    }
 
     /// Feeds one protocol A event; `emit` receives the protocol B events it completes.
+    /// Events mtdev cannot take (see ``accepts(_:)``) are dropped here.
     public func convert(_ event: InputEvent, _ emit: (InputEvent) -> Void) {
+        guard Self.accepts(event) else { return }
         var raw = input_event()
         raw.time.tv_sec = Int(event.time.microseconds / 1_000_000)
         raw.time.tv_usec = Int(event.time.microseconds % 1_000_000)

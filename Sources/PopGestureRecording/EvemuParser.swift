@@ -119,11 +119,18 @@ struct EvemuParser {
         return Timestamp(seconds: seconds, microseconds: microseconds)
     }
 
-    /// Bit numbers set in a little-endian run of bitmask bytes starting at `byteOffset`.
+    /// The highest bit number kept from a `B:` or `P:` bitmask: `KEY_MAX` (0x2ff), the
+    /// largest code of any event type. Bits past it name nothing; keeping them would let
+    /// one long line of `ff` bytes fill memory with set bits.
+    static let maximumBitNumber = 0x2ff
+
+    /// Bit numbers set in a little-endian run of bitmask bytes starting at `byteOffset`,
+    /// up to ``maximumBitNumber``.
     private static func setBits(_ bytes: [UInt8], byteOffset: Int) -> [Int] {
         var result: [Int] = []
         for (index, byte) in bytes.enumerated() where byte != 0 {
-            for bit in 0..<8 where byte & (1 << bit) != 0 {
+            guard (byteOffset + index) * 8 <= maximumBitNumber else { break }
+            for bit in 0..<8 where byte & (1 << bit) != 0 && (byteOffset + index) * 8 + bit <= maximumBitNumber {
                 result.append((byteOffset + index) * 8 + bit)
             }
         }

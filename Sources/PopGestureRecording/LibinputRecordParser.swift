@@ -1,11 +1,23 @@
 import PopGestureCore
+import CYaml
 import Yams
 
 /// Reads the YAML that `libinput record` writes (file format version 1): the first
 /// device's `evdev:` description and its `events:` frames. Unknown keys are ignored,
 /// as the format asks of parsers; `hid:` and `libinput:` event entries are skipped.
 enum LibinputRecordParser {
+    /// The deepest nesting read: 64 levels of lists and mappings. A libinput record file
+    /// nests about 6 deep; Yams builds its tree recursively, so a file of nothing but `[`
+    /// would otherwise overflow the stack.
+    static let maximumDepth = 64
+
+    /// The least text one event takes in the YAML: `[0, 0, 0, 0, 0]` is 15 bytes. A file
+    /// with more events than its size allows repeats nodes through aliases (`*a`), which
+    /// could multiply a small file into billions of events; it is refused.
+    static let minimumBytesPerEvent = 15
+
     static func parse(_ text: String) throws(RecordingError) -> Recording {
+        try checkNesting(text)
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: text) else {
@@ -63,12 +75,48 @@ enum LibinputRecordParser {
                       let type = UInt16(exactly: fields[2]), let code = UInt16(exactly: fields[3]),
                       let value = Int32(exactly: fields[4])
                 else { throw failure(at: eventNode, "event needs [sec, usec, type, code, value]") }
+                guard events.count < text.utf8.count / minimumBytesPerEvent else {
+                    throw failure(at: eventNode, "more events than the file's size can hold: aliases are not supported here")
+                }
                 events.append(InputEvent(
                     time: Timestamp(seconds: fields[0], microseconds: fields[1]),
                     type: type, code: code, value: value))
             }
         }
         return Recording(device: description, events: events)
+    }
+
+    /// Refuses text nested deeper than ``maximumDepth`` before Yams builds its tree:
+    /// runs libyaml's own parser, which keeps its state on the heap, over the events.
+    /// A text libyaml cannot parse passes here; Yams then reports the error with its line.
+    private static func checkNesting(_ text: String) throws(RecordingError) {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) != 0 else { return }
+        defer { yaml_parser_delete(&parser) }
+        var utf8 = Array(text.utf8)
+        try utf8.withUnsafeMutableBufferPointer { (buffer) throws(RecordingError) in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            var depth = 0
+            var event = yaml_event_t()
+            while yaml_parser_parse(&parser, &event) != 0 {
+                defer { yaml_event_delete(&event) }
+                switch event.type {
+                case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+                    depth += 1
+                    guard depth <= maximumDepth else {
+                        throw RecordingError(
+                            line: Int(event.start_mark.line) + 1,
+                            message: "nested too deeply: more than \(maximumDepth) levels of lists and mappings")
+                    }
+                case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                    depth -= 1
+                case YAML_STREAM_END_EVENT:
+                    return
+                default:
+                    break
+                }
+            }
+        }
     }
 
     /// udev's `ID_INPUT_WIDTH_MM` / `ID_INPUT_HEIGHT_MM`, when the recording kept them.
@@ -88,8 +136,11 @@ enum LibinputRecordParser {
         RecordingError(line: node.mark?.line ?? 0, message: message)
     }
 
+    /// Plain decimal integers only, as libinput record writes them. Not Yams' `Node.int`:
+    /// it also reads YAML 1.1's sexagesimal `1:2:3`, whose arithmetic traps on overflow
+    /// (`1:1:1:1:1:1:1:1:1:1:1:1` crashed the reader).
     private static func int<T: FixedWidthInteger>(_ node: Node, _ what: String) throws(RecordingError) -> T {
-        guard let value = node.int, let result = T(exactly: value) else {
+        guard let text = node.scalar?.string, let result: T = Substring(text).decimal() else {
             throw failure(at: node, "expected an integer for \(what), got '\(node.string ?? "a collection")'")
         }
         return result

@@ -15,12 +15,22 @@ extension Recording {
         do { try self.init(parsing: text, description: description) } catch { throw error.in(path) }
     }
 
+    /// Reads at most ``maximumFileSize`` + 1 bytes, so that a larger file (or an endless
+    /// one such as `/dev/zero`) is refused without being read whole.
     private static func read(_ path: String) throws(RecordingError) -> String {
+        let bytes: Data
         do {
-            return try String(contentsOfFile: path, encoding: .utf8)
+            guard let file = FileHandle(forReadingAtPath: path) else {
+                throw RecordingError(line: 0, message: "cannot read: no such file or no permission", file: path)
+            }
+            defer { try? file.close() }
+            bytes = try file.read(upToCount: maximumFileSize + 1) ?? Data()
+        } catch let error as RecordingError {
+            throw error
         } catch {
             throw RecordingError(line: 0, message: "cannot read: \(error.localizedDescription)", file: path)
         }
+        do { return try decode(bytes) } catch { throw error.in(path) }
     }
 }
 

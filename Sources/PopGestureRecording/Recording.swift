@@ -59,6 +59,36 @@ public enum RecordingFormat: Sendable, Hashable {
 }
 
 extension Recording {
+    /// The largest recording read: 64 MiB. The recordings in the evemu-devices and
+    /// libinput collections are at most a few MiB; a bound keeps a mistaken path such as
+    /// `/dev/zero` or a huge file from exhausting memory.
+    public static let maximumFileSize = 64 << 20
+
+    /// Parses the bytes of a recording file, as ``init(contentsOf:descriptionPath:)`` reads
+    /// them: at most ``maximumFileSize`` bytes of UTF-8. Invalid UTF-8 is an error naming
+    /// its line.
+    public init(parsing bytes: some Collection<UInt8>, description: DeviceDescription? = nil) throws(RecordingError) {
+        try self.init(parsing: Self.decode(bytes), description: description)
+    }
+
+    /// Checks the size and decodes UTF-8; an error names the first line that is not UTF-8.
+    static func decode(_ bytes: some Collection<UInt8>) throws(RecordingError) -> String {
+        guard bytes.count <= maximumFileSize else {
+            throw RecordingError(
+                line: 0, message: "too large: \(bytes.count) bytes, recordings are read up to \(maximumFileSize) bytes (64 MiB)")
+        }
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        var number = 0
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            guard String(validating: line, as: UTF8.self) == nil else { continue }
+            let isName = line.starts(with: "N:".utf8) || line.drop(while: { $0 == UInt8(ascii: " ") }).starts(with: "name:".utf8)
+            throw RecordingError(line: number, message: isName ? "invalid UTF-8 in the device name" : "invalid UTF-8")
+        }
+        // A sequence cut by a newline is invalid on its own line; this is not reached.
+        throw RecordingError(line: 0, message: "invalid UTF-8")
+    }
+
     /// Parses text. `description` supplies the device when the events file has no header
     /// (old split .desc/.events); a header in the text takes precedence over it.
     public init(parsing text: String, description: DeviceDescription? = nil) throws(RecordingError) {

@@ -1,3 +1,4 @@
+import Foundation
 import PopGestureCore
 @testable import PopGestureInput
 import Testing
@@ -85,5 +86,24 @@ import Testing
             feed.engine.drainEvents { if case .back = $0 { backs += 1 } }
         }
         #expect(backs == 1)
+    }
+
+    /// Resident memory in bytes, from /proc/self/statm.
+    static func residentBytes() throws -> Int {
+        let fields = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8).split(separator: " ")
+        return (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    @Test("Converters free all of mtdev's memory: 2000 of them leave resident memory as it was")
+    func convertersDoNotLeak() throws {
+        func make(_ count: Int) throws {
+            for _ in 0..<count { _ = try ProtocolAConverter(device: Self.protocolA) }
+        }
+        try make(10)  // warm up whatever is allocated once
+        let before = try Self.residentBytes()
+        try make(2000)
+        let grown = try Self.residentBytes() - before
+        // mtdev's state is about 20 KB: leaking it would grow resident memory by ~40 MB.
+        #expect(grown < 8_000_000, "resident memory grew by \(grown) bytes")
     }
 }

@@ -46,6 +46,8 @@ public struct GestureEngine: Sendable {
         var touches: TouchState
         var pans: PanRecognizer
         let surface: PanSurface
+        /// Frames dropped for being too long (``GestureEngine/maximumFrameEvents``).
+        var framesDropped = 0
 
         /// Turns the completed frame into a pan event and readies the next frame.
         mutating func endFrame(resynced: Bool, at time: Timestamp) -> PanEvent? {
@@ -90,6 +92,12 @@ public struct GestureEngine: Sendable {
     // MARK: - Devices
 
     /// Adds a device that sends protocol B or single-touch events (convert protocol A with mtdev first).
+    ///
+    /// Check the description with ``DeviceDescription/validate()`` first, where it enters
+    /// (`EngineFeed` does): the engine does not trap on a description that fails it, but
+    /// cannot make sense of its positions either. At most
+    /// ``DeviceDescription/maximumTrackedSlots`` slots are tracked; events for the others
+    /// are ignored, and logged once.
     public mutating func addDevice(_ description: DeviceDescription, configuration: DeviceConfiguration = .init()) -> DeviceID {
         let id = DeviceID(devices.count)
         let kind = description.kind ?? .touchscreen
@@ -105,6 +113,9 @@ public struct GestureEngine: Sendable {
             touches: TouchState(device: description),
             pans: PanRecognizer(device: description, settings: pan, transform: transform, logger: deviceLogger),
             surface: surface))
+        if description.declaredSlotCount > Int64(description.slotCount) {
+            logger.warning("\(id) \(description.name): declares \(description.declaredSlotCount) slots, tracking the first \(description.slotCount)")
+        }
         logger.debug("added \(id): \(description.name), \(kind.rawValue), \(pan.source.rawValue), \(transform.screenSize.width)×\(transform.screenSize.height) mm\(transform.sizeIsAssumed ? " (assumed)" : "")")
         return id
     }
@@ -118,6 +129,11 @@ public struct GestureEngine: Sendable {
         }
     }
 
+    /// The device's touches as the engine last saw them, after the last complete frame.
+    public func touches(of id: DeviceID) -> TouchState? {
+        devices.indices.contains(id.rawValue) ? devices[id.rawValue]?.touches : nil
+    }
+
     public func screenTransform(of id: DeviceID) -> ScreenTransform? {
         devices.indices.contains(id.rawValue) ? devices[id.rawValue]?.pans.transform : nil
     }
@@ -128,12 +144,40 @@ public struct GestureEngine: Sendable {
     public mutating func handle(_ event: InputEvent, from id: DeviceID) {
         let index = id.rawValue
         guard devices.indices.contains(index), devices[index] != nil else { return }
-        guard case .frame(let resynced) = devices[index]!.touches.handle(event),
+        let ignoredBefore = devices[index]!.touches.ignoredSlotEvents
+        let result = devices[index]!.touches.handle(event)
+        if ignoredBefore == 0 && devices[index]!.touches.ignoredSlotEvents > 0 {
+            logger.warning("\(id): events for slots beyond the \(devices[index]!.touches.contacts.count) tracked are ignored")
+        }
+        guard case .frame(let resynced) = result,
               let pan = devices[index]!.endFrame(resynced: resynced, at: event.time)
         else { return }
         let action = arbiter.handle(pan, from: id, surface: devices[index]!.surface, navigation: navigation)
         apply(action, device: id, time: event.time)
     }
+
+    /// Treats the device's current frame as lost, like `SYN_DROPPED`: the input layer
+    /// calls it when a frame grows past ``maximumFrameEvents`` and drops the rest of it.
+    /// The frame's `SYN_REPORT` then ends a resync frame, which cancels the device's pan.
+    /// Logged as a warning the first time per device, at debug level after that.
+    public mutating func dropFrame(from id: DeviceID, at time: Timestamp) {
+        let index = id.rawValue
+        guard devices.indices.contains(index), devices[index] != nil else { return }
+        if devices[index]!.framesDropped == 0 {
+            logger.warning("\(id): a frame longer than \(Self.maximumFrameEvents) events, dropped as if SYN_DROPPED (logged once)")
+        } else {
+            logger.debug("\(id): a frame longer than \(Self.maximumFrameEvents) events, dropped")
+        }
+        devices[index]!.framesDropped &+= 1
+        _ = devices[index]!.touches.handle(InputEvent(time: time, type: EV.syn, code: SYN.dropped, value: 0))
+    }
+
+    /// The most events one evdev frame may carry before its `SYN_REPORT`: 1024. A frame
+    /// for 64 slots with every axis reported is about 64 × 8 + a few keys, so 1024 is
+    /// twice what any real device sends; past it the frame is dropped
+    /// (``dropFrame(from:at:)``), so that a hostile device cannot make a reader buffer
+    /// without end.
+    public static let maximumFrameEvents = 1024
 
     // MARK: - Requests
 

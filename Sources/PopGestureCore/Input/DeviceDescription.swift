@@ -15,7 +15,8 @@ public struct AbsoluteAxis: Hashable, Sendable {
         self.resolution = resolution
     }
 
-    public var span: Int32 { maximum - minimum }
+    /// `maximum - minimum`, in Int64: an axis from −2³¹ to 2³¹−1 spans more than Int32 holds.
+    public var span: Int64 { Int64(maximum) - Int64(minimum) }
 }
 
 /// What kind of surface a device is; decides how its touches become a pan.
@@ -95,12 +96,68 @@ public struct DeviceDescription: Hashable, Sendable {
         return nil
     }
 
-    /// Number of slots (protocol B), or the number of contacts tracked for the others.
-    public var slotCount: Int {
-        if let slot = axes[ABS.mtSlot] { return max(1, Int(slot.maximum) + 1) }
+    /// The most multitouch slots the core tracks for one device: 64. Slots beyond it are
+    /// ignored (their events are dropped, logged once per device). Real panels declare 10
+    /// to 20; a device that declares 2³¹ would otherwise make the core allocate gigabytes
+    /// and walk every slot on every frame.
+    public static let maximumTrackedSlots = 64
+
+    /// How many slots the device declares: `ABS_MT_SLOT`'s maximum + 1, which may be far
+    /// more than are tracked (see ``slotCount``). Int64, so no declared range overflows.
+    public var declaredSlotCount: Int64 {
+        if let slot = axes[ABS.mtSlot] { return max(1, Int64(slot.maximum) + 1) }
         // Protocol A contacts are given slots by mtdev, which tracks at most 32.
         return touchProtocol == .singleTouch ? 1 : 32
     }
+
+    /// Number of slots tracked (protocol B), or the number of contacts tracked for the
+    /// others: the declared count, at most ``maximumTrackedSlots``.
+    public var slotCount: Int { Int(min(declaredSlotCount, Int64(Self.maximumTrackedSlots))) }
+
+    /// Whether the core can use this description, and if not why. Checks the axes the
+    /// core computes with: the position axes in use need a range (`maximum > minimum`),
+    /// and `ABS_MT_SLOT` must not be inverted or start below 0. Other axes are not read
+    /// for arithmetic and may hold anything. Call it where a description enters (a device
+    /// opened, a recording read) and refuse the device when it throws.
+    public func validate() throws(DeviceDescriptionError) {
+        if let (x, y) = positionAxes {
+            let (codeX, codeY) = touchProtocol != .singleTouch && has(axis: ABS.mtPositionX)
+                ? (ABS.mtPositionX, ABS.mtPositionY) : (ABS.x, ABS.y)
+            for (code, axis) in [(codeX, x), (codeY, y)] where axis.span <= 0 {
+                throw DeviceDescriptionError(
+                    .invalidAxisRange, axis: code,
+                    "axis 0x\(String(code, radix: 16)) has \(axis.span == 0 ? "an empty" : "an inverted") range "
+                        + "\(axis.minimum)…\(axis.maximum)")
+            }
+        }
+        if let slot = axes[ABS.mtSlot], slot.minimum < 0 || slot.maximum < slot.minimum {
+            throw DeviceDescriptionError(
+                .invalidSlotRange, axis: ABS.mtSlot, "ABS_MT_SLOT range \(slot.minimum)…\(slot.maximum) is not a slot range")
+        }
+    }
+}
+
+/// Why a device description was refused: the device is logged and skipped.
+public struct DeviceDescriptionError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// A position axis has `maximum <= minimum`.
+        case invalidAxisRange = "invalid-axis-range"
+        /// `ABS_MT_SLOT` is inverted or starts below 0.
+        case invalidSlotRange = "invalid-slot-range"
+    }
+
+    public var code: Code
+    /// The `ABS_*` code of the axis at fault.
+    public var axis: UInt16
+    public var message: String
+
+    public init(_ code: Code, axis: UInt16, _ message: String) {
+        self.code = code
+        self.axis = axis
+        self.message = message
+    }
+
+    public var description: String { message }
 }
 
 /// The three ways evdev reports touches.

@@ -1,33 +1,64 @@
 /// A point in time on the kernel's clock, in microseconds.
 ///
 /// Every timestamp in the core comes from an event (the kernel's `input_event.time`
-/// or a recording); the core never reads a clock.
+/// or a recording); the core never reads a clock. A device or a file can send any
+/// value, so every operation here saturates at `Int64.min`/`Int64.max` instead of
+/// trapping: a nonsense time gives nonsense velocities, never a crash. Time may also
+/// go backwards; differences are then negative.
 public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var microseconds: Int64
 
     public init(microseconds: Int64) { self.microseconds = microseconds }
     public init(seconds: Int64, microseconds: Int64) {
-        self.microseconds = seconds * 1_000_000 + microseconds
+        self.microseconds = seconds.saturatingMultiplied(by: 1_000_000).saturatingAdding(microseconds)
     }
 
     public static let zero = Timestamp(microseconds: 0)
 
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
     public static func + (a: Timestamp, b: Duration) -> Timestamp {
-        Timestamp(microseconds: a.microseconds + b.microsecondsRounded)
+        Timestamp(microseconds: a.microseconds.saturatingAdding(b.microsecondsRounded))
     }
-    public static func - (a: Timestamp, b: Timestamp) -> Int64 { a.microseconds - b.microseconds }
+    /// Microseconds from `b` to `a`, saturated.
+    public static func - (a: Timestamp, b: Timestamp) -> Int64 { a.microseconds.saturatingSubtracting(b.microseconds) }
 
     public var description: String {
-        let s = microseconds / 1_000_000, us = abs(microseconds % 1_000_000)
-        return "\(s)." + String(repeating: "0", count: 6 - String(us).count) + String(us)
+        let s = microseconds / 1_000_000, us = abs(Int(microseconds % 1_000_000))
+        let sign = microseconds < 0 && s == 0 ? "-" : ""
+        return sign + "\(s)." + String(repeating: "0", count: 6 - String(us).count) + String(us)
     }
 }
 
 extension Duration {
     var microsecondsRounded: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        return seconds.saturatingMultiplied(by: 1_000_000).saturatingAdding(attoseconds / 1_000_000_000_000)
+    }
+}
+
+extension Int64 {
+    /// `self + other`, clamped to `Int64.min...Int64.max`.
+    @inline(__always)
+    public func saturatingAdding(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        guard overflow else { return sum }
+        return other > 0 ? .max : .min
+    }
+
+    /// `self - other`, clamped to `Int64.min...Int64.max`.
+    @inline(__always)
+    public func saturatingSubtracting(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(other)
+        guard overflow else { return difference }
+        return other < 0 ? .max : .min
+    }
+
+    /// `self * other`, clamped to `Int64.min...Int64.max`.
+    @inline(__always)
+    public func saturatingMultiplied(by other: Int64) -> Int64 {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        guard overflow else { return product }
+        return (self < 0) == (other < 0) ? .max : .min
     }
 }
 

@@ -65,8 +65,9 @@ public struct PanRecognizer: Sendable {
         self.settings = settings
         self.transform = transform
         self.logger = logger
-        if let major = device.axes[ABS.mtTouchMajor], major.resolution > 0 {
-            palmMajorUnits = Int32(min(Double(Int32.max), settings.palmSizeMillimetres * Double(major.resolution)))
+        if let major = device.axes[ABS.mtTouchMajor], major.resolution > 0, settings.palmSizeMillimetres.isFinite {
+            let units = settings.palmSizeMillimetres * Double(major.resolution)
+            palmMajorUnits = Int32(min(Double(Int32.max), max(0, units)))
         } else {
             palmMajorUnits = .max
         }
@@ -101,6 +102,9 @@ public struct PanRecognizer: Sendable {
                 transition(to: .disqualified, "fingers=\(fingers) palms=\(palms) resynced=\(resynced)")
                 return nil
             }
+            // BTN_TOOL_DOUBLETAP can count fingers no slot holds yet (semi-mt pads send it
+            // before, or without, any contact): a pan needs a position, so wait for one.
+            guard first >= 0 else { return nil }
             slots = (first, second)
             trackingIDs = (touches.contacts[first].trackingID, second >= 0 ? touches.contacts[second].trackingID : -1)
             velocity.reset()

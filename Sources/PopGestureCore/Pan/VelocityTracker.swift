@@ -40,7 +40,7 @@ public struct VelocityTracker: Sendable {
     public func velocity(at time: Timestamp) -> (x: Double, y: Double) {
         guard count > 1 else { return (0, 0) }
         let latest = samples[newest]
-        let horizon = time.microseconds - Self.window
+        let horizon = time.microseconds.saturatingSubtracting(Self.window)
         // Walk back to the newest sample at or before the window's start, keeping the one after it.
         var after = latest
         var index = newest
@@ -57,14 +57,14 @@ public struct VelocityTracker: Sendable {
         let start: (x: Double, y: Double, time: Int64)
         if let base, base.time != after.time, after.time.microseconds > horizon {
             // The finger was somewhere between `base` and `after` at the window's start.
-            let f = Double(horizon - base.time.microseconds) / Double(after.time - base.time)
+            let f = Double(horizon.saturatingSubtracting(base.time.microseconds)) / Double(after.time - base.time)
             start = (base.x + (after.x - base.x) * f, base.y + (after.y - base.y) * f, horizon)
         } else if let base {
             start = (base.x, base.y, horizon)  // It rested since `base`.
         } else {
             start = (after.x, after.y, after.time.microseconds)  // History is younger than the window.
         }
-        let interval = Double(max(time.microseconds - start.time, 1)) / 1_000_000
+        let interval = Double(max(time.microseconds.saturatingSubtracting(start.time), 1)) / 1_000_000
         return ((latest.x - start.x) / interval, (latest.y - start.y) / interval)
     }
 }

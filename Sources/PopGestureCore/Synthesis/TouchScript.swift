@@ -169,8 +169,8 @@ public struct TouchScript: Sendable {
     private mutating func touchSize() {
         for code in [ABS.mtTouchMajor, ABS.mtTouchMinor] {
             guard let axis = device.axes[code] else { continue }
-            let units = axis.resolution > 0 ? 8 * axis.resolution : max(1, axis.span / 30)
-            emit(EV.abs, code, min(axis.maximum, axis.minimum + units))
+            let units = axis.resolution > 0 ? 8 * Int64(axis.resolution) : max(1, axis.span / 30)
+            emit(EV.abs, code, Int32(min(Int64(axis.maximum), Int64(axis.minimum) + units)))
         }
     }
 

@@ -69,7 +69,8 @@ public struct TouchState: Sendable {
     private var currentSlot = 0
     private var resyncing = false
     private var nextSyntheticTrackingID: Int32 = 0
-    /// Events for slots beyond the declared count, which some firmware sends.
+    /// Events for slots beyond the tracked count (the declared count, at most
+    /// `DeviceDescription.maximumTrackedSlots`), which some firmware sends. Saturates.
     public private(set) var ignoredSlotEvents = 0
 
     public init(device: DeviceDescription) {
@@ -141,7 +142,7 @@ public struct TouchState: Sendable {
             return
         }
         guard contacts.indices.contains(currentSlot) else {
-            ignoredSlotEvents &+= 1
+            if ignoredSlotEvents < .max { ignoredSlotEvents += 1 }
             return
         }
         switch code {

@@ -85,7 +85,8 @@ public struct ScreenTransform: Sendable, Hashable {
         if axes.x.resolution > 0 && axes.y.resolution > 0 {
             deviceSize = PhysicalSize(width: spanX / Double(axes.x.resolution), height: spanY / Double(axes.y.resolution))
             sizeIsAssumed = false
-        } else if let reported = device.reportedSize, reported.width > 0, reported.height > 0 {
+        } else if let reported = device.reportedSize, reported.width > 0, reported.height > 0,
+                  reported.width.isFinite, reported.height.isFinite {
             deviceSize = reported
             sizeIsAssumed = false
         } else {
