@@ -18,3 +18,38 @@ extension InputDeviceInfo {
         calibration.flatMap(CalibrationMatrix.init(udevProperty:)) ?? .identity
     }
 }
+
+/// What the main loop does about one udev change, given the devices it has open.
+enum DeviceChangeStep: Sendable, Equatable {
+    /// Nothing: the device is open already, or the removal is of one not open.
+    case ignore
+    case open(InputDeviceInfo)
+    /// Keep the open device at `index`, with these properties (see ``InputDeviceInfo/needsReopen(becoming:)``).
+    case update(index: Int, InputDeviceInfo)
+    /// Close the open device at `index`, then open it afresh with these properties.
+    case reopen(index: Int, InputDeviceInfo)
+    case close(index: Int)
+}
+
+extension UdevChange {
+    /// The step for this change, `open` being the open devices in order.
+    ///
+    /// Devices are matched by udev's syspath, which names one device instance, never by
+    /// devnode: the kernel gives `/dev/input/eventN` to the next device as soon as the
+    /// old one is gone, so a removal read late (or a device seen both by the first
+    /// enumeration and by the monitor) could otherwise close the newer device on that
+    /// node. A device whose removal was never seen, still open under the reused node,
+    /// fails its next read and is dropped then.
+    func step(open: [InputDeviceInfo]) -> DeviceChangeStep {
+        switch self {
+        case .added(let info):
+            return open.contains { $0.syspath == info.syspath } ? .ignore : .open(info)
+        case .changed(let info):
+            guard let index = open.firstIndex(where: { $0.syspath == info.syspath }) else { return .open(info) }
+            return open[index].needsReopen(becoming: info) ? .reopen(index: index, info) : .update(index: index, info)
+        case .removed(_, let syspath):
+            guard let index = open.firstIndex(where: { $0.syspath == syspath }) else { return .ignore }
+            return .close(index: index)
+        }
+    }
+}

@@ -291,25 +291,21 @@ private final class InputLoop: @unchecked Sendable {
         }
     }
 
+    /// Matched by syspath, not devnode (see ``UdevChange/step(open:)``).
     private func applyUdevChanges() {
         for change in monitor.receive() {
-            switch change {
-            case .added(let info):
-                if !devices.contains(where: { $0.info.devnode == info.devnode }) { open(info) }
-            case .changed(let info):
-                // Reopening cancels a swipe: only when a property the daemon uses changed.
-                if let index = devices.firstIndex(where: { $0.info.devnode == info.devnode }) {
-                    guard devices[index].info.needsReopen(becoming: info) else {
-                        devices[index].info = info
-                        continue
-                    }
-                    remove(at: index, reason: "udev reported a change of kind, calibration or size")
-                }
+            switch change.step(open: devices.map(\.info)) {
+            case .ignore:
+                break
+            case .open(let info):
                 open(info)
-            case .removed(let devnode):
-                if let index = devices.firstIndex(where: { $0.info.devnode == devnode }) {
-                    remove(at: index, reason: "unplugged")
-                }
+            case .update(let index, let info):
+                devices[index].info = info  // reopening would cancel a swipe for nothing
+            case .reopen(let index, let info):
+                remove(at: index, reason: "udev reported a change of kind, calibration or size")
+                open(info)
+            case .close(let index):
+                remove(at: index, reason: "unplugged")
             }
         }
     }

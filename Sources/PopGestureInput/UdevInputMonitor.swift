@@ -6,7 +6,10 @@ import PopGestureCore
 public struct InputDeviceInfo: Sendable, Hashable {
     /// The evdev node, always `/dev/input/event*`.
     public var devnode: String
-    /// The device's `/sys` path, for logs.
+    /// The device's `/sys` path (`.../inputN/eventM`). Unlike the devnode, which the
+    /// kernel hands to the next device once this one is gone, it names this device
+    /// instance only (`inputN` is never reused while the system runs): match udev
+    /// events on it.
     public var syspath: String
     /// The kernel's name for the device (the parent `inputN`'s `NAME`); the devnode when
     /// the kernel gave none.
@@ -75,8 +78,9 @@ public enum UdevChange: Sendable, Hashable {
     /// A touch device's properties changed (say a new calibration matrix): re-open it.
     case changed(InputDeviceInfo)
     /// An event node went away, or stopped being a touch device. Reported for every
-    /// event node, touch device or not: ignore devnodes you do not have open.
-    case removed(devnode: String)
+    /// event node, touch device or not: ignore syspaths you do not have open. Match on
+    /// `syspath`: the devnode may already belong to a newer device.
+    case removed(devnode: String, syspath: String)
 }
 
 /// libudev, for the input subsystem: what touch devices exist, and which come and go.
@@ -162,6 +166,7 @@ public final class UdevInputMonitor {
             }
             defer { udev_device_unref(device) }
             guard let action = udev_device_get_action(device).map({ String(cString: $0) }),
+                  let syspath = udev_device_get_syspath(device).map({ String(cString: $0) }),
                   let devnode = udev_device_get_devnode(device).map({ String(cString: $0) }),
                   InputDeviceInfo.isEventNode(devnode)
             else { continue }
@@ -170,9 +175,10 @@ public final class UdevInputMonitor {
                 if let info = Self.info(of: device) { changes.append(.added(info)) }
             case "change":
                 // A rule may have taken the touch tag away: then the caller should let go.
-                changes.append(Self.info(of: device).map(UdevChange.changed) ?? .removed(devnode: devnode))
+                changes.append(
+                    Self.info(of: device).map(UdevChange.changed) ?? .removed(devnode: devnode, syspath: syspath))
             case "remove":
-                changes.append(.removed(devnode: devnode))
+                changes.append(.removed(devnode: devnode, syspath: syspath))
             default:
                 break  // bind, unbind, move: nothing a reader needs
             }

@@ -135,6 +135,58 @@ import Testing
         #expect(!rig.events.contains { $0.kind == "back" })
     }
 
+    @Test("Plugging and unplugging 1,000 times reuses the freed id: storage stays at the devices present")
+    func hotplugChurnReusesIDs() throws {
+        var rig = try Rig()
+        for _ in 0..<1_000 {
+            let id = rig.engine.addDevice(Fixtures.touchpad)
+            #expect(id == DeviceID(1))
+            #expect(rig.engine.deviceSlotCount == 2)
+            rig.engine.removeDevice(id, at: rig.script.time)
+        }
+        #expect(rig.engine.deviceSlotCount == 1)
+        rig.engine.removeDevice(rig.screen, at: rig.script.time)
+        #expect(rig.engine.deviceSlotCount == 0)
+        // The lowest free id is taken first: with 0 free and 1 present, the next is 0.
+        let first = rig.engine.addDevice(Fixtures.touchscreen)
+        let second = rig.engine.addDevice(Fixtures.touchscreen)
+        rig.engine.removeDevice(first, at: rig.script.time)
+        #expect(rig.engine.deviceSlotCount == 2)
+        #expect(rig.engine.addDevice(Fixtures.touchscreen) == first)
+        #expect(rig.engine.addDevice(Fixtures.touchscreen) == DeviceID(second.rawValue + 1))
+    }
+
+    @Test("A device that takes a removed device's id starts clean: no touches, frame or pan carried over")
+    func reusedIDStartsClean() throws {
+        var rig = try Rig()
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 30, 0, over: .milliseconds(100))
+        rig.script.down(1, at: 0.5, 0.5)  // a second finger, its frame left unfinished
+        let unfinished = rig.script.events.dropLast()  // everything but the last SYN_REPORT
+        for event in unfinished { rig.engine.handle(event, from: rig.screen) }
+        rig.engine.drainEvents { rig.events.append($0) }
+        #expect(rig.engine.touches(of: rig.screen)?.fingerCount ?? 0 > 0)
+        rig.engine.removeDevice(rig.screen, at: rig.script.time)
+        rig.engine.drainEvents { rig.events.append($0) }
+        #expect(rig.engine.arbiterState == .idle)
+
+        let reused = rig.engine.addDevice(Fixtures.touchscreen)
+        #expect(reused == rig.screen)
+        #expect(rig.engine.touches(of: reused)?.fingerCount == 0)
+        #expect(rig.engine.arbiterState == .idle)
+        // A whole swipe on the new device goes back, as on a device never seen before.
+        var fresh = TouchScript(device: Fixtures.touchscreen, start: rig.script.time)
+        fresh.down(at: 0.1, 0.5)
+        fresh.move(byMillimetres: 0.35 * fresh.screenSize.width, 0, over: .milliseconds(900))
+        fresh.rest(.milliseconds(200))
+        fresh.up()
+        rig.events.removeAll()
+        for event in fresh.events { rig.engine.handle(event, from: reused) }
+        rig.engine.drainEvents { rig.events.append($0) }
+        #expect(rig.events.filter { $0.kind == "back" }.count == 1)
+        #expect(rig.engine.arbiterState == .idle)
+    }
+
     @Test("A second device's pan while one is being tracked is rejected as busy")
     func busy() throws {
         var rig = try Rig()

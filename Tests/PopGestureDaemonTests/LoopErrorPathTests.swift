@@ -116,6 +116,36 @@ import Glibc
         }
     }
 
+    /// The next device the kernel puts on the same node: a new `inputN`, so a new syspath.
+    static var successor: InputDeviceInfo {
+        var next = touchscreen
+        next.syspath = "/sys/devices/x/input/input10/event5"
+        return next
+    }
+
+    @Test func aStaleRemovalLeavesTheNewerDeviceOnTheSameNodeOpen() {
+        let stale = UdevChange.removed(devnode: Self.touchscreen.devnode, syspath: Self.touchscreen.syspath)
+        #expect(stale.step(open: [Self.successor]) == .ignore)
+        #expect(stale.step(open: [Self.successor, Self.touchscreen]) == .close(index: 1))
+        #expect(UdevChange.removed(devnode: "/dev/input/event5", syspath: Self.successor.syspath)
+            .step(open: [Self.touchscreen, Self.successor]) == .close(index: 1))
+    }
+
+    @Test func aDeviceIsKnownByItsSyspathNotItsNode() {
+        // Seen by the first enumeration and again by the monitor: nothing new.
+        #expect(UdevChange.added(Self.touchscreen).step(open: [Self.touchscreen]) == .ignore)
+        // A newer device on a node still held by one whose removal was missed: opened.
+        #expect(UdevChange.added(Self.successor).step(open: [Self.touchscreen]) == .open(Self.successor))
+        #expect(UdevChange.changed(Self.successor).step(open: [Self.touchscreen]) == .open(Self.successor))
+        var renamed = Self.touchscreen
+        renamed.name = "ELAN 2"
+        #expect(UdevChange.changed(renamed).step(open: [Self.successor, Self.touchscreen])
+            == .update(index: 1, renamed))
+        var recalibrated = Self.touchscreen
+        recalibrated.calibration = "1 0 0 0 1 0"
+        #expect(UdevChange.changed(recalibrated).step(open: [Self.touchscreen]) == .reopen(index: 0, recalibrated))
+    }
+
     // MARK: the mailbox
 
     @Test func aRefusalReachesTheLoopThroughTheMailbox() throws {

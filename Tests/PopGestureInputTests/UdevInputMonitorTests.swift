@@ -86,7 +86,7 @@ import Testing
             #expect(InputDeviceInfo.isEventNode(info.devnode))
         }
         #expect(monitor.receive().allSatisfy { change in
-            if case .removed(let devnode) = change { return InputDeviceInfo.isEventNode(devnode) }
+            if case .removed(let devnode, _) = change { return InputDeviceInfo.isEventNode(devnode) }
             return true
         })
     }

@@ -59,8 +59,10 @@ public struct GestureEngine: Sendable {
 
     public private(set) var navigation = NavigationState()
     private var arbiter: PopArbiter
-    /// Indexed by `DeviceID.rawValue`; removed devices leave nil. Mutated in place,
-    /// so that a frame never copies a device's buffers.
+    /// Indexed by `DeviceID.rawValue`; a removed device leaves nil until a new device
+    /// takes its slot (``addDevice(_:configuration:)`` reuses the lowest free one), and
+    /// trailing nils are dropped, so the array never outgrows the most devices present
+    /// at once. Mutated in place, so that a frame never copies a device's buffers.
     private var devices: ContiguousArray<Device?> = []
     private var outbox: [EngineEvent] = []
     private let logger: Logger
@@ -98,8 +100,12 @@ public struct GestureEngine: Sendable {
     /// cannot make sense of its positions either. At most
     /// ``DeviceDescription/maximumTrackedSlots`` slots are tracked; events for the others
     /// are ignored, and logged once.
+    ///
+    /// The id is the lowest one no present device has, so a removed device's id is
+    /// reused; the new device starts with state of its own (touches, pan, frame count).
     public mutating func addDevice(_ description: DeviceDescription, configuration: DeviceConfiguration = .init()) -> DeviceID {
-        let id = DeviceID(devices.count)
+        let index = devices.firstIndex(where: { $0 == nil }) ?? devices.endIndex
+        let id = DeviceID(index)
         let kind = description.kind ?? .touchscreen
         let transform = ScreenTransform(
             device: description, rotation: kind == .touchscreen ? configuration.rotation : .none,
@@ -108,11 +114,12 @@ public struct GestureEngine: Sendable {
         let surface = PanSurface(widthMillimetres: transform.screenSize.width, isOnScreen: kind == .touchscreen)
         var deviceLogger = logger
         deviceLogger[metadataKey: "device"] = "\(id.rawValue)"
-        devices.append(Device(
+        let device = Device(
             description: description,
             touches: TouchState(device: description),
             pans: PanRecognizer(device: description, settings: pan, transform: transform, logger: deviceLogger),
-            surface: surface))
+            surface: surface)
+        if index == devices.endIndex { devices.append(device) } else { devices[index] = device }
         if description.declaredSlotCount > Int64(description.slotCount) {
             logger.warning("\(id) \(description.name): declares \(description.declaredSlotCount) slots, tracking the first \(description.slotCount)")
         }
@@ -124,10 +131,15 @@ public struct GestureEngine: Sendable {
     public mutating func removeDevice(_ id: DeviceID, at time: Timestamp) {
         guard devices.indices.contains(id.rawValue), var device = devices[id.rawValue] else { return }
         devices[id.rawValue] = nil
+        while let last = devices.last, last == nil { devices.removeLast() }
         if let event = device.pans.deviceRemoved(at: time) {
             apply(arbiter.handle(event, from: id, surface: device.surface, navigation: navigation), device: id, time: time)
         }
     }
+
+    /// How many device slots the engine holds, present devices and the free slots
+    /// below the highest present id. For tests: it stays at the devices present at once.
+    var deviceSlotCount: Int { devices.count }
 
     /// The device's touches as the engine last saw them, after the last complete frame.
     public func touches(of id: DeviceID) -> TouchState? {
