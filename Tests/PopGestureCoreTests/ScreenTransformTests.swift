@@ -144,8 +144,12 @@ struct ScreenTransformTests {
         let topLeft = t.screenPoint(x: 0, y: 0), bottomRight = t.screenPoint(x: 3200, y: 1600)
         #expect(Self.close(topLeft.x, 0.25) && Self.close(topLeft.y, 0.25))
         #expect(Self.close(bottomRight.x, 0.75) && Self.close(bottomRight.y, 0.75))
-        #expect(Self.close(bottomRight.xMillimetres, 150))
-        #expect(Self.close(bottomRight.yMillimetres, 75))
+        // The 200 × 100 mm panel covers half of each screen axis, so the screen is
+        // 400 × 200 mm, and corner to corner is the finger's 200 × 100 mm of travel.
+        #expect(t.screenSize == PhysicalSize(width: 400, height: 200))
+        #expect(Self.close(topLeft.xMillimetres, 100) && Self.close(topLeft.yMillimetres, 50))
+        #expect(Self.close(bottomRight.xMillimetres, 300))
+        #expect(Self.close(bottomRight.yMillimetres, 150))
     }
 
     @Test("calibration comes before rotation: a 90° matrix plus rotation 180 is rotation 270")
@@ -223,5 +227,148 @@ struct ScreenTransformTests {
         case .none, .upsideDown: #expect(t.screenSize == PhysicalSize(width: 200, height: 100))
         case .clockwise90, .clockwise270: #expect(t.screenSize == PhysicalSize(width: 100, height: 200))
         }
+    }
+
+    // MARK: - Millimetres under calibration (issue 8, defect 4)
+
+    /// A 217 × 136 mm panel at 10 units/mm: device units are tenths of a millimetre.
+    static let panel = Fixtures.slotTouchscreen(x: 0...2170, y: 0...1360, resolution: 10)
+
+    /// A point on `panel` and where it lands, worked out by hand from the matrix's
+    /// meaning (which device axis feeds which screen axis, and at what scale), not
+    /// from `ScreenTransform`'s formulas.
+    struct CalibratedPoint: Sendable, CustomStringConvertible {
+        var matrix: String
+        var rotation: Rotation = .none
+        var screen: PhysicalSize
+        var millimetres: (x: Double, y: Double)
+        var description: String { "\"\(matrix)\" + \(rotation.rawValue)°" }
+    }
+
+    /// All for the device point (651, 340): 65.1 mm across and 34 mm down the panel,
+    /// 0.3 of its width and 0.25 of its height.
+    static let calibratedPoints: [CalibratedPoint] = [
+        .init(matrix: "1 0 0 0 1 0", screen: PhysicalSize(width: 217, height: 136), millimetres: (65.1, 34)),
+        // 90°: screen x is 1 − device y, on a screen 136 mm wide: 0.75 × 136 = 102;
+        // screen y is device x, on a screen 217 mm tall: 0.3 × 217 = 65.1.
+        .init(matrix: "0 -1 1 1 0 0", screen: PhysicalSize(width: 136, height: 217), millimetres: (102, 65.1)),
+        // 180°: 0.7 × 217 = 151.9 across, 0.75 × 136 = 102 down.
+        .init(matrix: "-1 0 1 0 -1 1", screen: PhysicalSize(width: 217, height: 136), millimetres: (151.9, 102)),
+        // 270°: screen x is device y, 0.25 × 136 = 34; screen y is 1 − device x, 0.7 × 217 = 151.9.
+        .init(matrix: "0 1 0 -1 0 1", screen: PhysicalSize(width: 136, height: 217), millimetres: (34, 151.9)),
+        // Swapped and scaled: x' = 0.8·y + 0.1, y' = −0.8·x + 0.9. The panel's 136 mm
+        // height covers 0.8 of the screen's width, so the screen is 136 / 0.8 = 170 mm
+        // wide and 217 / 0.8 = 271.25 mm tall. x' = 0.3 → 51 mm; y' = 0.66 → 179.025 mm.
+        .init(matrix: "0 0.8 0.1 -0.8 0 0.9", screen: PhysicalSize(width: 170, height: 271.25), millimetres: (51, 179.025)),
+        // The rotation setting alone, and after a 90° matrix (90 + 90 = 180).
+        .init(matrix: "1 0 0 0 1 0", rotation: .clockwise90,
+              screen: PhysicalSize(width: 136, height: 217), millimetres: (102, 65.1)),
+        .init(matrix: "0 -1 1 1 0 0", rotation: .clockwise90,
+              screen: PhysicalSize(width: 217, height: 136), millimetres: (151.9, 102)),
+    ]
+
+    @Test("millimetres under a calibration matrix and rotation match the hand-worked values",
+          arguments: calibratedPoints)
+    func calibratedMillimetres(_ point: CalibratedPoint) throws {
+        let matrix = try #require(CalibrationMatrix(udevProperty: point.matrix))
+        let t = ScreenTransform(device: Self.panel, rotation: point.rotation, calibration: matrix)
+        #expect(Self.close(t.screenSize.width, point.screen.width) && Self.close(t.screenSize.height, point.screen.height),
+                "screen \(t.screenSize)")
+        let p = t.screenPoint(x: 651, y: 340)
+        #expect(Self.close(p.xMillimetres, point.millimetres.x), "x \(p.xMillimetres) mm")
+        #expect(Self.close(p.yMillimetres, point.millimetres.y), "y \(p.yMillimetres) mm")
+    }
+
+    @Test("a move on the screen is as long as the finger's move on the panel, for any rotation or swap",
+          arguments: ["1 0 0 0 1 0", "0 -1 1 1 0 0", "-1 0 1 0 -1 1", "0 1 0 -1 0 1", "0 0.8 0.1 -0.8 0 0.9"],
+          Rotation.allCases)
+    func distancesArePhysical(matrix text: String, rotation: Rotation) throws {
+        let matrix = try #require(CalibrationMatrix(udevProperty: text))
+        let t = ScreenTransform(device: Self.panel, rotation: rotation, calibration: matrix)
+        // Pairs of device points; the reference length is Pythagoras on the panel in
+        // tenths of a millimetre.
+        let pairs: [((Int32, Int32), (Int32, Int32))] = [
+            ((0, 0), (2170, 0)), ((0, 0), (0, 1360)), ((651, 340), (951, 740)), ((2000, 100), (300, 1300)),
+        ]
+        for (a, b) in pairs {
+            let dx = Double(b.0 - a.0) / 10, dy = Double(b.1 - a.1) / 10
+            let panel = (dx * dx + dy * dy).squareRoot()
+            let pa = t.screenPoint(x: a.0, y: a.1), pb = t.screenPoint(x: b.0, y: b.1)
+            let sx = pb.xMillimetres - pa.xMillimetres, sy = pb.yMillimetres - pa.yMillimetres
+            let screen = (sx * sx + sy * sy).squareRoot()
+            #expect(Self.close(screen, panel, tolerance: 1e-6), "\(a) → \(b): \(screen) mm on screen, \(panel) mm on the panel")
+        }
+    }
+
+    @Test("the issue's case: under 0 1 0 -1 0 1, 10 mm along the panel's y is 10 mm across the screen, not 16")
+    func swapDoesNotStretch() throws {
+        let t = ScreenTransform(device: Self.panel, calibration: try #require(CalibrationMatrix(udevProperty: "0 1 0 -1 0 1")))
+        let a = t.screenPoint(x: 1000, y: 500), b = t.screenPoint(x: 1000, y: 600)
+        // Before the fix: 10 × 217 / 136 = 15.96 mm.
+        #expect(Self.close(b.xMillimetres - a.xMillimetres, 10))
+        #expect(Self.close(b.yMillimetres - a.yMillimetres, 0))
+        // And 10 mm along the panel's x is 10 mm up the screen (before: 6.27 mm).
+        let c = t.screenPoint(x: 1100, y: 500)
+        #expect(Self.close(a.yMillimetres - c.yMillimetres, 10))
+    }
+
+    @Test("a matrix that flattens the panel keeps the device's own size", arguments: ["0 0 0 0 0 0", "1 1 0 1 1 0"])
+    func singularMatrixKeepsDeviceSize(text: String) throws {
+        let t = ScreenTransform(device: Self.panel, calibration: try #require(CalibrationMatrix(udevProperty: text)))
+        #expect(t.screenSize == PhysicalSize(width: 217, height: 136))
+    }
+
+    // MARK: - The arbiter's angle under a swapping matrix
+
+    /// Plays one straight swipe on `panel` under the 270° matrix "0 1 0 -1 0 1" (screen
+    /// x is the panel's y; screen y is 217 mm minus the panel's x) and returns what the
+    /// engine said. The swipe starts at device (1500, 200), screen (20 mm, 67 mm), and
+    /// moves by `dx`, `dy` device units in 12 frames of 10 ms.
+    static func swipeUnderSwap(dx: Int32, dy: Int32) throws -> [EngineEvent] {
+        let talk = Fixtures.Talk()
+        var engine = GestureEngine()
+        try engine.perform(.create(navigator: "main", pages: [Page(id: "root"), Page(id: "detail")], layout: nil,
+                                   barFollowsTopPage: true), from: ClientID(1), at: talk.time)
+        engine.drainEvents { _ in }
+        let matrix = try #require(CalibrationMatrix(udevProperty: "0 1 0 -1 0 1"))
+        let id = engine.addDevice(panel, configuration: DeviceConfiguration(calibration: matrix))
+        var events: [EngineEvent] = []
+        func send() {
+            for event in talk.take() { engine.handle(event, from: id) }
+            engine.drainEvents { events.append($0) }
+        }
+        let start: (x: Int32, y: Int32) = (1500, 200)
+        talk.slot(0); talk.trackingID(1); talk.position(x: start.x, y: start.y); talk.touchMajor(20); talk.touch(true)
+        talk.report()
+        send()
+        let steps: Int32 = 12
+        for step in 1...steps {
+            talk.position(x: start.x + dx * step / steps, y: start.y + dy * step / steps)
+            talk.report()
+            send()
+        }
+        talk.lift(); talk.touch(false); talk.report()
+        send()
+        return events
+    }
+
+    static func rejections(_ events: [EngineEvent]) -> [RejectionReason] {
+        events.compactMap { if case .rejected(let reason, _, _) = $0 { reason } else { nil } }
+    }
+
+    @Test("under a swapping matrix, a 40° move is too steep and a 20° move starts a back")
+    func angleUnderSwap() throws {
+        // 40 mm at 40° below horizontal, rightward on the screen: 40·cos 40° = 30.64 mm
+        // across, 40·sin 40° = 25.71 mm down. Screen x is the panel's y, so +306 units
+        // of y; screen y down is the panel's x decreasing, so −257 units of x.
+        // Before the fix the engine saw 48.9 mm across and 16.1 mm down: 18°, accepted.
+        let steep = try Self.swipeUnderSwap(dx: -257, dy: 306)
+        #expect(Self.rejections(steep) == [.tooSteep], "\(steep)")
+        #expect(!steep.contains { if case .popBegan = $0 { true } else { false } })
+
+        // 40 mm at 20°: 37.59 mm across (+376 units of y), 13.68 mm down (−137 units of x).
+        let shallow = try Self.swipeUnderSwap(dx: -137, dy: 376)
+        #expect(Self.rejections(shallow).isEmpty, "\(shallow)")
+        #expect(shallow.contains { if case .popBegan = $0 { true } else { false } })
     }
 }

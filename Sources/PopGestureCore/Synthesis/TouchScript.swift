@@ -44,8 +44,16 @@ public struct TouchScript: Sendable {
         axes = device.positionAxes ?? (AbsoluteAxis(minimum: 0, maximum: 1000), AbsoluteAxis(minimum: 0, maximum: 1000))
     }
 
-    /// The screen's size in millimetres, as the engine will see it.
-    public var screenSize: PhysicalSize { transform.screenSize }
+    /// The screen's size in millimetres after `rotation`: the device's own size, swapped
+    /// at 90° and 270°. Worked out here rather than read from `ScreenTransform.screenSize`,
+    /// so that tests written with a script check the transform instead of mirroring it.
+    public var screenSize: PhysicalSize {
+        let size = transform.deviceSize
+        switch rotation {
+        case .none, .upsideDown: return size
+        case .clockwise90, .clockwise270: return PhysicalSize(width: size.height, height: size.width)
+        }
+    }
 
     /// Puts finger `finger` down at a screen position given as fractions of the width and height.
     public mutating func down(_ finger: Int = 0, at x: Double, _ y: Double, palm: Bool = false) {

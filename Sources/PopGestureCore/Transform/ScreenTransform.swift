@@ -54,6 +54,16 @@ public struct ScreenPoint: Hashable, Sendable {
 /// Maps device units to screen fractions and millimetres: normalise each axis to its
 /// range, apply the calibration matrix, then the rotation.
 ///
+/// **Screen size.** A millimetre on the screen is a millimetre the finger travels on
+/// the panel, whatever the calibration matrix and rotation. Crossing the calibrated
+/// screen along its x axis is the normalised move `L⁻¹·(1, 0)` on the panel (`L` the
+/// matrix's linear part `a b; d e`), so the screen is as wide as that move is long in
+/// millimetres, and likewise for its height. A matrix that swaps the axes (`b`, `d` ≠ 0,
+/// e.g. `0 1 0 -1 0 1`) thus swaps width and height, and one that maps the panel onto
+/// 80 % of the screen makes the screen 1/0.8 times the panel. This is exact for
+/// matrices that scale, offset, flip and swap axes; for a sheared one it is each
+/// screen axis's length, while angles stay as sheared.
+///
 /// **Millimetres.** Each axis uses its `resolution` (units per mm). When an axis
 /// reports 0, as many touchscreens do (the Atmel maXTouch in the recordings), the
 /// size comes from `DeviceDescription.reportedSize` (udev's `ID_INPUT_WIDTH_MM` and
@@ -70,6 +80,16 @@ public struct ScreenTransform: Sendable, Hashable {
     public let deviceSize: PhysicalSize
     /// True when `deviceSize` is a guess (no resolution, no udev size).
     public let sizeIsAssumed: Bool
+
+    /// The screen's size as the user sees it, after calibration and rotation, in
+    /// millimetres of finger travel on the panel (see the type's doc).
+    public let screenSize: PhysicalSize
+
+    /// The smallest |a·e − b·d| for which a calibration matrix's size is used: 1e-6.
+    /// Below it the matrix squeezes the whole panel onto (nearly) a line or a point,
+    /// less than a millionth of the screen's area, and the size it implies is
+    /// meaningless or infinite; the device's own size is used instead.
+    static let minimumCalibrationDeterminant = 1e-6
 
     private let minX, minY, spanX, spanY: Double
 
@@ -94,14 +114,26 @@ public struct ScreenTransform: Sendable, Hashable {
             deviceSize = spanY > spanX ? PhysicalSize(width: short, height: long) : PhysicalSize(width: long, height: short)
             sizeIsAssumed = true
         }
+        let calibrated = Self.calibratedSize(of: deviceSize, through: calibration)
+        switch rotation {
+        case .none, .upsideDown: screenSize = calibrated
+        case .clockwise90, .clockwise270: screenSize = PhysicalSize(width: calibrated.height, height: calibrated.width)
+        }
     }
 
-    /// The screen's size as the user sees it, after rotation.
-    public var screenSize: PhysicalSize {
-        switch rotation {
-        case .none, .upsideDown: return deviceSize
-        case .clockwise90, .clockwise270: return PhysicalSize(width: deviceSize.height, height: deviceSize.width)
-        }
+    /// The size of the screen that `matrix` maps a panel of `size` onto, before rotation:
+    /// the lengths in millimetres of the panel moves `D·L⁻¹·(1, 0)` and `D·L⁻¹·(0, 1)`,
+    /// with `D = diag(width, height)` and `L` the matrix's linear part. Falls back to
+    /// `size` when `L` is (nearly) singular.
+    static func calibratedSize(of size: PhysicalSize, through matrix: CalibrationMatrix) -> PhysicalSize {
+        let determinant = matrix.a * matrix.e - matrix.b * matrix.d
+        guard abs(determinant) >= minimumCalibrationDeterminant else { return size }
+        // L⁻¹ = (e, −b; −d, a) / det: its columns, scaled by the panel's millimetres.
+        func length(_ x: Double, _ y: Double) -> Double { (x * x + y * y).squareRoot() / abs(determinant) }
+        let width = length(size.width * matrix.e, size.height * matrix.d)
+        let height = length(size.width * matrix.b, size.height * matrix.a)
+        guard width.isFinite, height.isFinite, width > 0, height > 0 else { return size }
+        return PhysicalSize(width: width, height: height)
     }
 
     /// Maps a device position to the screen.
@@ -117,8 +149,7 @@ public struct ScreenTransform: Sendable, Hashable {
         case .upsideDown: (sx, sy) = (1 - cx, 1 - cy)
         case .clockwise270: (sx, sy) = (cy, 1 - cx)
         }
-        let size = screenSize
-        return ScreenPoint(x: sx, y: sy, xMillimetres: sx * size.width, yMillimetres: sy * size.height)
+        return ScreenPoint(x: sx, y: sy, xMillimetres: sx * screenSize.width, yMillimetres: sy * screenSize.height)
     }
 
 }
