@@ -263,18 +263,18 @@ public struct Configuration: Sendable, Hashable {
         engine.defaultLayout = defaultLayout
     }
 
-    /// How to add a device of this kind to the engine; nil means leave it alone
-    /// (a touchpad while `touchpads = off`). The calibration comes from the
+    /// How to add a device of this kind, udev's, to the engine; nil means leave it
+    /// alone (a touchpad while `touchpads = off`). The calibration comes from the
     /// device's udev `LIBINPUT_CALIBRATION_MATRIX`.
     public func deviceConfiguration(
         for kind: DeviceKind, calibration: CalibrationMatrix = .identity
     ) -> DeviceConfiguration? {
         switch kind {
         case .touchscreen:
-            return DeviceConfiguration(rotation: rotation, calibration: calibration)
+            return DeviceConfiguration(kind: .touchscreen, rotation: rotation, calibration: calibration)
         case .touchpad:
             guard let source = touchpads.panSource else { return nil }
-            return DeviceConfiguration(calibration: calibration, pan: PanSettings(source: source))
+            return DeviceConfiguration(kind: .touchpad, calibration: calibration, pan: PanSettings(source: source))
         }
     }
 }

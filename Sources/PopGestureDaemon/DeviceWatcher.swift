@@ -11,7 +11,7 @@ public protocol InputSink: Sendable {
     /// up), it calls `ifRefused` with the reason, from any thread, and the main loop
     /// stops reading the device.
     func deviceAdded(
-        key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
+        key: Int, path: String, name: String, description: DeviceDescription,
         configuration: DeviceConfiguration, ifRefused: @escaping @Sendable (_ reason: String) -> Void)
     func deviceRemoved(key: Int)
     /// Every event one read returned, in order; usually one frame ending in `SYN_REPORT`.
@@ -343,7 +343,7 @@ private final class InputLoop: @unchecked Sendable {
         devices.append(OpenDevice(key: key, info: info, device: device))
         logger.info("\(info.devnode) \"\(description.name)\": using it as a \(info.kind.rawValue) (device \(key))")
         sink.deviceAdded(
-            key: key, path: info.devnode, name: description.name, kind: info.kind, description: description,
+            key: key, path: info.devnode, name: description.name, description: description,
             configuration: deviceConfiguration
         ) { [mailbox] reason in mailbox.send(.drop(key: key, reason: reason)) }
     }

@@ -13,12 +13,15 @@ import Testing
         var script: TouchScript
         var events: [EngineEvent] = []
 
-        init(device: DeviceDescription = Fixtures.touchscreen, pages: [String] = ["root", "detail"]) throws {
+        init(
+            device: DeviceDescription = Fixtures.touchscreen, configuration: DeviceConfiguration = .init(),
+            pages: [String] = ["root", "detail"]
+        ) throws {
             script = TouchScript(device: device)
             try engine.perform(.create(navigator: "main", pages: pages.map { Page(id: $0) }, layout: nil,
                                        barFollowsTopPage: true), from: GestureEngineTests.app, at: script.time)
             engine.drainEvents { _ in }
-            screen = engine.addDevice(device)
+            screen = engine.addDevice(device, configuration: configuration)
         }
 
         /// Feeds what the script wrote since the last call.
@@ -139,7 +142,7 @@ import Testing
     func hotplugChurnReusesIDs() throws {
         var rig = try Rig()
         for _ in 0..<1_000 {
-            let id = rig.engine.addDevice(Fixtures.touchpad)
+            let id = rig.engine.addDevice(Fixtures.touchpad, configuration: DeviceConfiguration(kind: .touchpad))
             #expect(id == DeviceID(1))
             #expect(rig.engine.deviceSlotCount == 2)
             rig.engine.removeDevice(id, at: rig.script.time)
@@ -208,7 +211,7 @@ import Testing
 
     @Test("On a touchpad, two fingers swiping right go back; one finger is pointer motion")
     func touchpad() throws {
-        var rig = try Rig(device: Fixtures.touchpad)
+        var rig = try Rig(device: Fixtures.touchpad, configuration: DeviceConfiguration(kind: .touchpad))
         rig.script.down(0, at: 0.3, 0.5)
         rig.script.move(0, byMillimetres: 30, 0, over: .milliseconds(100))
         rig.script.up(0)
