@@ -44,7 +44,7 @@ import Testing
     func commitOnProgress() throws {
         var rig = try Rig()
         rig.script.down(at: 0.1, 0.5)
-        rig.script.move(byMillimetres: 0.35 * rig.script.screenSize.width, 0, over: .milliseconds(900))
+        rig.script.move(byMillimetres: 0.35 * rig.script.panelSize.width, 0, over: .milliseconds(900))
         rig.script.rest(.milliseconds(200))
         rig.script.up()
         rig.feed()
@@ -180,7 +180,7 @@ import Testing
         // A whole swipe on the new device goes back, as on a device never seen before.
         var fresh = TouchScript(device: Fixtures.touchscreen, start: rig.script.time)
         fresh.down(at: 0.1, 0.5)
-        fresh.move(byMillimetres: 0.35 * fresh.screenSize.width, 0, over: .milliseconds(900))
+        fresh.move(byMillimetres: 0.35 * fresh.panelSize.width, 0, over: .milliseconds(900))
         fresh.rest(.milliseconds(200))
         fresh.up()
         rig.events.removeAll()
