@@ -142,7 +142,7 @@ public struct Daemon: Sendable {
             server.apply(
                 settings: current.gesture, transitionTimeout: current.transitionTimeout,
                 defaultLayout: current.defaultLayout)
-            if !changed.isDisjoint(with: [.rotation, .touchpads]) {
+            if !changed.isDisjoint(with: [.rotation, .touchpads, .screen]) {
                 watcher.reconfigure(current)
             }
             if changed.contains(.clients) {

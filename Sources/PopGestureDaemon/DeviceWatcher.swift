@@ -302,7 +302,7 @@ private final class InputLoop: @unchecked Sendable {
             case .update(let index, let info):
                 devices[index].info = info  // reopening would cancel a swipe for nothing
             case .reopen(let index, let info):
-                remove(at: index, reason: "udev reported a change of kind, calibration or size")
+                remove(at: index, reason: "udev reported a change of kind, calibration, size or output")
                 open(info)
             case .close(let index):
                 remove(at: index, reason: "unplugged")
@@ -319,8 +319,13 @@ private final class InputLoop: @unchecked Sendable {
                 logger.warning("\(info.devnode): ignoring LIBINPUT_CALIBRATION_MATRIX \"\(text)\": expected six numbers")
             }
         }
-        guard let deviceConfiguration = configuration.deviceConfiguration(for: info.kind, calibration: calibration) else {
-            logger.info("\(info.devnode) \"\(info.name)\": \(info.kind.rawValue) left alone (touchpads = off)")
+        guard let deviceConfiguration = configuration.deviceConfiguration(
+            for: info.kind, calibration: calibration, name: info.name, output: info.output)
+        else {
+            let why = info.kind == .touchpad
+                ? "touchpads = off"
+                : "screen = \(configuration.screen.text), and its WL_OUTPUT is \(info.output ?? "unset")"
+            logger.info("\(info.devnode) \"\(info.name)\": \(info.kind.rawValue) left alone (\(why))")
             return
         }
         let device: EvdevDevice

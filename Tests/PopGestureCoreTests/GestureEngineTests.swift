@@ -209,6 +209,65 @@ import Testing
         #expect(rig.events.filter { $0.kind == "back" }.count == 1)
     }
 
+    @Test("Two touchscreens: a pan on the second while the first's pop is tracked never moves that pop, nor starts one after it")
+    func secondScreenNeverInterleaves() throws {
+        var rig = try Rig()
+        let small = Fixtures.slotTouchscreen(name: "Second Screen", x: 0...2170, y: 0...1360, resolution: 10)
+        let second = rig.engine.addDevice(small)
+        var other = TouchScript(device: small, start: rig.script.time)
+        func feedOther() {
+            for event in other.events.dropFirst(otherFed) { rig.engine.handle(event, from: second) }
+            otherFed = other.events.count
+            var produced: [EngineEvent] = []
+            rig.engine.drainEvents { produced.append($0) }
+            rig.events += produced
+        }
+        var otherFed = 0
+        // The first screen's pop: from 2 % of the width, 100 mm to the right (39 % of it).
+        rig.script.down(at: 0.02, 0.5)
+        rig.script.move(byMillimetres: 100, 0, over: .milliseconds(250))
+        rig.feed()
+        let progressBefore = rig.events.compactMap { if case .popProgress(_, let p, _) = $0 { p } else { nil } }.last
+        // A second finger on the other screen, from its left edge, 100 mm to the right.
+        other.rest(.milliseconds(250))
+        other.down(at: 0.02, 0.5)
+        other.move(byMillimetres: 100, 0, over: .milliseconds(100))
+        feedOther()
+        #expect(rig.events.filter { if case .rejected(.busy, let d, _) = $0 { d == second } else { false } }.count == 1)
+        let progressAfter = rig.events.compactMap { if case .popProgress(_, let p, _) = $0 { p } else { nil } }.last
+        #expect(progressAfter == progressBefore, "the other screen's finger moved the pop")
+        // The first lifts: its own pop commits, once.
+        rig.script.rest(.milliseconds(200))
+        rig.script.up()
+        rig.feed()
+        #expect(rig.events.filter { $0.kind == "back" }.count == 1)
+        // The other finger goes on and lifts: it never becomes a pop of its own.
+        let count = rig.events.count
+        other.move(byMillimetres: 20, 0, over: .milliseconds(50))
+        other.up()
+        feedOther()
+        #expect(rig.events.count == count, "\(rig.events.dropFirst(count))")
+        #expect(rig.engine.arbiterState == .idle)
+    }
+
+    @Test("Two touchscreens: each one's start distance is in its own millimetres")
+    func eachScreenInItsOwnMillimetres() throws {
+        // The same 8.5 % of the width is 18.4 mm on a 217 mm screen and 21.8 mm on a 255.9 mm one.
+        let small = Fixtures.slotTouchscreen(name: "Second Screen", x: 0...2170, y: 0...1360, resolution: 10)
+        for (device, backs) in [(small, 1), (Fixtures.touchscreen, 0)] {
+            var rig = try Rig()
+            try rig.request(.update(navigator: "main", page: Page(id: "detail", maxStartDistanceMillimetres: 20)))
+            let id = rig.engine.addDevice(device)
+            var script = TouchScript(device: device, start: rig.script.time)
+            script.down(at: 0.085, 0.5)
+            script.move(byMillimetres: 60, 0, over: .milliseconds(150))
+            script.up()
+            for event in script.events { rig.engine.handle(event, from: id) }
+            rig.engine.drainEvents { rig.events.append($0) }
+            #expect(rig.events.filter { $0.kind == "back" }.count == backs, "\(device.name): \(rig.events)")
+        }
+    }
+
     @Test("On a touchpad, two fingers swiping right go back; one finger is pointer motion")
     func touchpad() throws {
         var rig = try Rig(device: Fixtures.touchpad, configuration: DeviceConfiguration(kind: .touchpad))
