@@ -209,9 +209,9 @@ import Testing
         #expect(rig.events.filter { $0.kind == "back" }.count == 1)
     }
 
-    @Test("Two touchscreens: a pan on the second while the first's pop is tracked never moves that pop, nor starts one after it")
+    @Test("Two touchscreens: a pan on the second while the first's pop is tracked or animating never joins or follows it")
     func secondScreenNeverInterleaves() throws {
-        var rig = try Rig()
+        var rig = try Rig(pages: ["root", "middle", "detail"])
         let small = Fixtures.slotTouchscreen(name: "Second Screen", x: 0...2170, y: 0...1360, resolution: 10)
         let second = rig.engine.addDevice(small)
         var other = TouchScript(device: small, start: rig.script.time)
@@ -248,6 +248,15 @@ import Testing
         feedOther()
         #expect(rig.events.count == count, "\(rig.events.dropFirst(count))")
         #expect(rig.engine.arbiterState == .idle)
+        // While the committed pop animates, a fresh swipe on the other screen is refused.
+        other.rest(.milliseconds(100))
+        other.down(at: 0.02, 0.5)
+        other.move(byMillimetres: 60, 0, over: .milliseconds(100))
+        other.up()
+        feedOther()
+        #expect(rig.events.dropFirst(count).map(\.kind) == ["rejected"])
+        #expect(rig.events.last.map { if case .rejected(.transitioning, let d, _) = $0 { d == second } else { false } } == true)
+        #expect(rig.events.filter { $0.kind == "back" }.count == 1)
     }
 
     @Test("Two touchscreens: each one's start distance is in its own millimetres")
