@@ -16,7 +16,8 @@ public enum ScreenSelection: Sendable, Hashable {
     public init?(_ text: String) {
         if text == "all" {
             self = .all
-        } else if !text.isEmpty, text.utf8.count <= 255, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        } else if !text.isEmpty, text.utf8.count <= 255,
+                  !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             self = .named(text)
         } else {
             return nil

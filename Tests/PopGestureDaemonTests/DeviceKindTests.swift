@@ -100,7 +100,8 @@ struct DeviceKindTests {
 
     @Test("the top page's exclusion zone and start distance apply: screen positions, not a touchpad's")
     func pageRulesApply() throws {
-        let excluded = try Self.play(top: Page(id: "detail", exclusionZones: [NormalizedRect(x: 0, y: 0, width: 0.5, height: 1)])) { finger in
+        let leftHalf = NormalizedRect(x: 0, y: 0, width: 0.5, height: 1)
+        let excluded = try Self.play(top: Page(id: "detail", exclusionZones: [leftHalf])) { finger in
             finger.down(at: 0.02, 0.5)
             finger.move(byMillimetres: 60, 0, over: .milliseconds(150))
             finger.up()

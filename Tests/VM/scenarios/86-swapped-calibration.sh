@@ -15,16 +15,7 @@
 source "$(dirname "$0")/../lib.sh"
 
 desc=$(recording elan-touchscreen.desc)  # protocol B, 3312 x 1872 at 10 units/mm
-name=$(sed -n 's/^N: //p' "$desc" | head -n 1)
-rule=/run/udev/rules.d/99-vmtest-swapped-calibration.rules
-
-# The rule lives in /run (the VM's own tmpfs) and goes when the scenario ends, so
-# later scenarios get the panel uncalibrated.
-forget_rule() { rm -f "$rule"; udevadm control --reload || true; }
-trap 'forget_rule; cleanup' EXIT
-mkdir -p "${rule%/*}"
-printf '%s\n' "ACTION!=\"remove\", SUBSYSTEM==\"input\", KERNEL==\"event*\", ATTRS{name}==\"$name\", ENV{LIBINPUT_CALIBRATION_MATRIX}=\"0 1 0 -1 0 1\"" >"$rule"
-udevadm control --reload
+udev_rule swapped-calibration "$(desc_name "$desc")" 'ENV{LIBINPUT_CALIBRATION_MATRIX}="0 1 0 -1 0 1"'
 
 left_edge="$WORK/screen-left-edge.events"
 steep="$WORK/screen-40-degrees.events"
