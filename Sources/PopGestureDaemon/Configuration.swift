@@ -48,6 +48,7 @@ public struct Configuration: Sendable, Hashable {
         case transitionTimeout = "transition-timeout-ms"
         case rotation
         case touchpads
+        case screen
         case socket
         case clients
         case logLevel = "log-level"
@@ -64,6 +65,8 @@ public struct Configuration: Sendable, Hashable {
     public var rotation: Rotation
     /// `touchpads`. Default: ``PanSettings/defaults(for:)`` for a touchpad (two-finger).
     public var touchpads: TouchpadMode
+    /// `screen`: which touchscreens show the apps. Default ``ScreenSelection/all``.
+    public var screen: ScreenSelection
     /// `socket`: ignored under socket activation. Default ``defaultSocketPath``.
     public var socketPath: String
     /// `clients`: who may connect. Default ``ClientsMode/seat``.
@@ -79,6 +82,7 @@ public struct Configuration: Sendable, Hashable {
         transitionTimeout = navigation.transitionTimeout
         rotation = DeviceConfiguration().rotation
         touchpads = TouchpadMode(PanSettings.defaults(for: .touchpad).source)
+        screen = .all
         socketPath = Self.defaultSocketPath
         clients = .seat
         logLevel = .info
@@ -206,6 +210,9 @@ public struct Configuration: Sendable, Hashable {
         case .touchpads:
             guard let mode = TouchpadMode(rawValue: text) else { throw refuse() }
             touchpads = mode
+        case .screen:
+            guard let selection = ScreenSelection(text) else { throw refuse() }
+            screen = selection
         case .socket:
             // sun_path holds 108 bytes, the last one the terminating NUL.
             guard text.hasPrefix("/"), text.utf8.count <= 107, !text.utf8.contains(0) else { throw refuse() }
@@ -236,6 +243,7 @@ public struct Configuration: Sendable, Hashable {
         case .transitionTimeout: "\(transitionTimeout.wholeMilliseconds)"
         case .rotation: "\(rotation.rawValue)"
         case .touchpads: touchpads.rawValue
+        case .screen: screen.text
         case .socket: socketPath
         case .clients: clients.rawValue
         case .logLevel: logLevel.rawValue
@@ -263,18 +271,20 @@ public struct Configuration: Sendable, Hashable {
         engine.defaultLayout = defaultLayout
     }
 
-    /// How to add a device of this kind to the engine; nil means leave it alone
-    /// (a touchpad while `touchpads = off`). The calibration comes from the
-    /// device's udev `LIBINPUT_CALIBRATION_MATRIX`.
+    /// How to add a device of this kind, udev's, to the engine; nil means leave it
+    /// alone (a touchpad while `touchpads = off`, a touchscreen that is not the
+    /// `screen`). The calibration comes from the device's udev
+    /// `LIBINPUT_CALIBRATION_MATRIX`, `name` is the kernel's and `output` udev's `WL_OUTPUT`.
     public func deviceConfiguration(
-        for kind: DeviceKind, calibration: CalibrationMatrix = .identity
+        for kind: DeviceKind, calibration: CalibrationMatrix = .identity, name: String = "", output: String? = nil
     ) -> DeviceConfiguration? {
         switch kind {
         case .touchscreen:
-            return DeviceConfiguration(rotation: rotation, calibration: calibration)
+            guard screen.includes(name: name, output: output) else { return nil }
+            return DeviceConfiguration(kind: .touchscreen, rotation: rotation, calibration: calibration)
         case .touchpad:
             guard let source = touchpads.panSource else { return nil }
-            return DeviceConfiguration(calibration: calibration, pan: PanSettings(source: source))
+            return DeviceConfiguration(kind: .touchpad, calibration: calibration, pan: PanSettings(source: source))
         }
     }
 }
@@ -293,6 +303,7 @@ extension Configuration.Key {
             "a whole number of milliseconds between \(Configuration.transitionTimeoutRange.lowerBound) and \(Configuration.transitionTimeoutRange.upperBound)"
         case .rotation: "0, 90, 180 or 270"
         case .touchpads: "off, two-finger or one-finger"
+        case .screen: "all, or the WL_OUTPUT or name of a touchscreen (no control characters)"
         case .socket: "an absolute path of at most 107 bytes"
         case .clients: "seat or any"
         case .logLevel: "trace, debug, info, notice, warning, error or critical"

@@ -17,6 +17,8 @@ public struct ConfigurationOverrides: Sendable, Hashable {
     /// Degrees clockwise; checked like the file's (0, 90, 180 or 270).
     public var rotation: Int?
     public var touchpads: TouchpadMode?
+    /// `all` or a touchscreen's `WL_OUTPUT` or name; checked like the file's.
+    public var screen: String?
     public var socketPath: String?
     public var clients: ClientsMode?
     public var logLevel: Logger.Level?
@@ -34,7 +36,8 @@ public struct ConfigurationOverrides: Sendable, Hashable {
         touchpads: TouchpadMode? = nil,
         socketPath: String? = nil,
         clients: ClientsMode? = nil,
-        logLevel: Logger.Level? = nil
+        logLevel: Logger.Level? = nil,
+        screen: String? = nil
     ) {
         self.mode = mode
         self.edgeWidthMillimetres = edgeWidthMillimetres
@@ -46,6 +49,7 @@ public struct ConfigurationOverrides: Sendable, Hashable {
         self.transitionTimeoutMilliseconds = transitionTimeoutMilliseconds
         self.rotation = rotation
         self.touchpads = touchpads
+        self.screen = screen
         self.socketPath = socketPath
         self.clients = clients
         self.logLevel = logLevel
@@ -65,6 +69,7 @@ public struct ConfigurationOverrides: Sendable, Hashable {
             (.transitionTimeout, transitionTimeoutMilliseconds.map { "\($0)" }),
             (.rotation, rotation.map { "\($0)" }),
             (.touchpads, touchpads?.rawValue),
+            (.screen, screen),
             (.socket, socketPath),
             (.clients, clients?.rawValue),
             (.logLevel, logLevel?.rawValue),

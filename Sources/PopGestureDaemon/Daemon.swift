@@ -142,7 +142,7 @@ public struct Daemon: Sendable {
             server.apply(
                 settings: current.gesture, transitionTimeout: current.transitionTimeout,
                 defaultLayout: current.defaultLayout)
-            if !changed.isDisjoint(with: [.rotation, .touchpads]) {
+            if !changed.isDisjoint(with: [.rotation, .touchpads, .screen]) {
                 watcher.reconfigure(current)
             }
             if changed.contains(.clients) {
@@ -198,11 +198,11 @@ public struct ServerInput: InputSink {
     }
 
     public func deviceAdded(
-        key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
+        key: Int, path: String, name: String, description: DeviceDescription,
         configuration: DeviceConfiguration, ifRefused: @escaping @Sendable (String) -> Void
     ) {
         server.addDevice(
-            key: key, path: path, name: name, kind: kind, description: description, configuration: configuration
+            key: key, path: path, name: name, description: description, configuration: configuration
         ).whenFailure { error in
             ifRefused("\(error)")  // the server logged it too
         }

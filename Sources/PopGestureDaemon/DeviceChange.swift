@@ -4,12 +4,14 @@ import PopGestureInput
 extension InputDeviceInfo {
     /// Whether a udev `change` from these properties to `new` needs the device opened
     /// afresh. Reopening cancels a swipe in progress, so only the properties the
-    /// daemon uses count: the kind, the calibration matrix and the size. udev sends
+    /// daemon uses count: the kind, the calibration matrix, the size and the output
+    /// (`WL_OUTPUT`, which the `screen` key may name). udev sends
     /// `change` for much else (a rule re-run, a tag, the name), and those keep the
     /// device open. Calibration texts compare by the numbers they hold, so
     /// `"1 0 0 0 1 0"`, `"1.0 0 0 0 1.0 0"` and no property at all are the same matrix.
     func needsReopen(becoming new: InputDeviceInfo) -> Bool {
         kind != new.kind || size != new.size || effectiveCalibration != new.effectiveCalibration
+            || output != new.output
     }
 
     /// The matrix the daemon applies: the property's, or the identity when it is unset

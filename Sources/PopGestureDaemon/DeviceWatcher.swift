@@ -11,7 +11,7 @@ public protocol InputSink: Sendable {
     /// up), it calls `ifRefused` with the reason, from any thread, and the main loop
     /// stops reading the device.
     func deviceAdded(
-        key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
+        key: Int, path: String, name: String, description: DeviceDescription,
         configuration: DeviceConfiguration, ifRefused: @escaping @Sendable (_ reason: String) -> Void)
     func deviceRemoved(key: Int)
     /// Every event one read returned, in order; usually one frame ending in `SYN_REPORT`.
@@ -302,7 +302,7 @@ private final class InputLoop: @unchecked Sendable {
             case .update(let index, let info):
                 devices[index].info = info  // reopening would cancel a swipe for nothing
             case .reopen(let index, let info):
-                remove(at: index, reason: "udev reported a change of kind, calibration or size")
+                remove(at: index, reason: "udev reported a change of kind, calibration, size or output")
                 open(info)
             case .close(let index):
                 remove(at: index, reason: "unplugged")
@@ -319,8 +319,13 @@ private final class InputLoop: @unchecked Sendable {
                 logger.warning("\(info.devnode): ignoring LIBINPUT_CALIBRATION_MATRIX \"\(text)\": expected six numbers")
             }
         }
-        guard let deviceConfiguration = configuration.deviceConfiguration(for: info.kind, calibration: calibration) else {
-            logger.info("\(info.devnode) \"\(info.name)\": \(info.kind.rawValue) left alone (touchpads = off)")
+        guard let deviceConfiguration = configuration.deviceConfiguration(
+            for: info.kind, calibration: calibration, name: info.name, output: info.output)
+        else {
+            let why = info.kind == .touchpad
+                ? "touchpads = off"
+                : "screen = \(configuration.screen.text), and its WL_OUTPUT is \(info.output ?? "unset")"
+            logger.info("\(info.devnode) \"\(info.name)\": \(info.kind.rawValue) left alone (\(why))")
             return
         }
         let device: EvdevDevice
@@ -343,7 +348,7 @@ private final class InputLoop: @unchecked Sendable {
         devices.append(OpenDevice(key: key, info: info, device: device))
         logger.info("\(info.devnode) \"\(description.name)\": using it as a \(info.kind.rawValue) (device \(key))")
         sink.deviceAdded(
-            key: key, path: info.devnode, name: description.name, kind: info.kind, description: description,
+            key: key, path: info.devnode, name: description.name, description: description,
             configuration: deviceConfiguration
         ) { [mailbox] reason in mailbox.send(.drop(key: key, reason: reason)) }
     }

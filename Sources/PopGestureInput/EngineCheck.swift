@@ -44,7 +44,7 @@ public enum EngineCheck {
         var feed = EngineFeed(engine: engine)
         let id: DeviceID
         do {
-            id = try feed.addDevice(device)
+            id = try feed.addDevice(device, configuration: DeviceConfiguration(recorded: device))
         } catch {
             return .refused(error.code)
         }

@@ -23,10 +23,13 @@ public struct InputDeviceInfo: Sendable, Hashable {
     /// positive numbers. Meant for `DeviceDescription.reportedSize`, which the opened
     /// device leaves nil.
     public var size: PhysicalSize?
+    /// The output the device sits on, from udev's `WL_OUTPUT` (the property libinput's
+    /// `libinput_device_get_output_name` reads, set by a rule or hwdb); nil when unset.
+    public var output: String?
 
     public init(
         devnode: String, syspath: String, name: String, kind: DeviceKind,
-        calibration: String? = nil, size: PhysicalSize? = nil
+        calibration: String? = nil, size: PhysicalSize? = nil, output: String? = nil
     ) {
         self.devnode = devnode
         self.syspath = syspath
@@ -34,6 +37,7 @@ public struct InputDeviceInfo: Sendable, Hashable {
         self.kind = kind
         self.calibration = calibration
         self.size = size
+        self.output = output
     }
 
     /// The mapping from udev properties, without udev. Nil for anything but an event
@@ -53,6 +57,7 @@ public struct InputDeviceInfo: Sendable, Hashable {
         self.syspath = syspath
         name = parentProperties["NAME"].map(Self.unquoted) ?? devnode
         calibration = properties["LIBINPUT_CALIBRATION_MATRIX"]
+        output = properties["WL_OUTPUT"].flatMap { $0.isEmpty ? nil : $0 }
         if let width = properties["ID_INPUT_WIDTH_MM"].flatMap(Double.init),
            let height = properties["ID_INPUT_HEIGHT_MM"].flatMap(Double.init),
            width.isFinite, height.isFinite, width > 0, height > 0 {

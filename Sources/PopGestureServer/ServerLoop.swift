@@ -97,12 +97,12 @@ final class ServerLoop {
     // MARK: - From the daemon, hopped onto the loop by SocketServer
 
     func addDevice(
-        key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
+        key: Int, path: String, name: String, description: DeviceDescription,
         configuration: DeviceConfiguration
     ) throws(InputError) -> DeviceID {
         do {
             let (id, actions) = try state.deviceAdded(
-                key: key, path: path, name: name, kind: kind, description: description,
+                key: key, path: path, name: name, description: description,
                 configuration: configuration, at: clock())
             run(actions)
             return id

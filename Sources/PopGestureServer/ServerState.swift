@@ -70,6 +70,7 @@ public struct ServerState {
         public let id: DeviceID
         public let path: String
         public let name: String
+        /// The device's ``DeviceConfiguration/kind``, as the engine uses it.
         public let kind: DeviceKind
     }
 
@@ -303,11 +304,12 @@ public struct ServerState {
 
     // MARK: - Devices
 
-    /// A device appeared. `key` is the daemon's; `path`, `name` and `kind` are for `status`.
+    /// A device appeared. `key` is the daemon's; `path` and `name` are for `status`, and so is
+    /// `configuration.kind`, the one kind the engine uses too.
     /// Adding a key that is already present replaces that device.
     /// Throws when a protocol A device's converter cannot be set up.
     public mutating func deviceAdded(
-        key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
+        key: Int, path: String, name: String, description: DeviceDescription,
         configuration: DeviceConfiguration = .init(), at time: Timestamp
     ) throws(InputError) -> (device: DeviceID, actions: [ServerAction]) {
         var actions: [ServerAction] = []
@@ -316,8 +318,8 @@ public struct ServerState {
             actions = deviceRemoved(key: key, at: time)
         }
         let id = try feed.addDevice(description, configuration: configuration)
-        devices[key] = Device(key: key, id: id, path: path, name: name, kind: kind)
-        logger.debug("device key \(key) is \(id): \(path), \(name), \(kind.rawValue)")
+        devices[key] = Device(key: key, id: id, path: path, name: name, kind: configuration.kind)
+        logger.debug("device key \(key) is \(id): \(path), \(name), \(configuration.kind.rawValue)")
         return (id, actions)
     }
 

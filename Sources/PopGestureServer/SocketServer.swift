@@ -17,8 +17,7 @@ import PopGestureInput
 /// ```swift
 /// let server = try await SocketServer.start(listening: .path("/run/popgestured/popgestured.sock"),
 ///                                           group: MultiThreadedEventLoopGroup.singleton)
-/// server.addDevice(key: 5, path: "/dev/input/event5", name: "ELAN", kind: .touchscreen,
-///                  description: description)
+/// server.addDevice(key: 5, path: "/dev/input/event5", name: "ELAN", description: description)
 /// server.feed(key: 5, events: frame)   // from the device reader's thread
 /// await server.shutdown()
 /// ```
@@ -164,18 +163,18 @@ public final class SocketServer: Sendable {
     // MARK: - Devices and input
 
     /// Adds a device. `key` is the daemon's own (anything unique while the device is
-    /// present); `path`, `name` and `kind` are shown by `status`. Protocol A devices
+    /// present); `path`, `name` and `configuration.kind` are shown by `status`. Protocol A devices
     /// are converted with mtdev. The future fails with `InputError` when that cannot
     /// be set up; it need not be awaited before ``feed(key:events:)``.
     @discardableResult
     public func addDevice(
-        key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
+        key: Int, path: String, name: String, description: DeviceDescription,
         configuration: DeviceConfiguration = DeviceConfiguration()
     ) -> EventLoopFuture<DeviceID> {
         let loop = self.loop
         return eventLoop.submit {
             try loop.value.addDevice(
-                key: key, path: path, name: name, kind: kind, description: description, configuration: configuration)
+                key: key, path: path, name: name, description: description, configuration: configuration)
         }
     }
 

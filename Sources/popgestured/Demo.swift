@@ -111,8 +111,7 @@ struct Demo: ParsableCommand {
     private func playScenes(into server: SocketServer) throws {
         let key = -1  // udev's devices count up from 0
         _ = try server.addDevice(
-            key: key, path: "(virtual)", name: Self.virtualTouchscreen.name, kind: .touchscreen,
-            description: Self.virtualTouchscreen
+            key: key, path: "(virtual)", name: Self.virtualTouchscreen.name, description: Self.virtualTouchscreen
         ).wait()
         var round = 0
         while rounds == 0 || round < rounds {

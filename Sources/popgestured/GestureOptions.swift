@@ -82,7 +82,8 @@ struct GestureOptions: ParsableArguments {
     }
 
     func deviceConfiguration(for device: DeviceDescription) -> DeviceConfiguration {
-        var configuration = DeviceConfiguration(rotation: Rotation(rawValue: rotation) ?? .none)
+        var configuration = DeviceConfiguration(recorded: device)
+        configuration.rotation = Rotation(rawValue: rotation) ?? .none
         if let calibration, let matrix = CalibrationMatrix(udevProperty: calibration) {
             configuration.calibration = matrix
         }

@@ -37,14 +37,14 @@ struct Replay: ParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        guard loaded.device.kind != nil else {
+        guard loaded.device.inferredKind != nil else {
             throw ValidationError("\(loaded.device.name) is neither a touchscreen nor a touchpad")
         }
         let start = loaded.events.first?.time ?? .zero
         var session = try ReplaySession(device: loaded.device, options: options, observer: observer, start: start, logger: logger)
         if verbose, let transform = session.screenTransform {
             let size = transform.screenSize
-            logger.info("\(loaded.device.name): \(loaded.device.kind?.rawValue ?? "?"), \(loaded.device.touchProtocol.rawValue), screen \(size.width)×\(size.height) mm\(transform.sizeIsAssumed ? " (assumed: no resolution)" : "")")
+            logger.info("\(loaded.device.name): \(loaded.device.inferredKind?.rawValue ?? "?"), \(loaded.device.touchProtocol.rawValue), screen \(size.width)×\(size.height) mm\(transform.sizeIsAssumed ? " (assumed: no resolution)" : "")")
         }
         var lines: [String] = []
         session.run(loaded.events, into: &lines)

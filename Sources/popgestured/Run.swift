@@ -51,6 +51,9 @@ struct Run: ParsableCommand {
     @Option(help: "Touchpads: off, two-finger or one-finger.")
     var touchpads: TouchpadMode?
 
+    @Option(help: "Which touchscreens show the apps: all, or one touchscreen's udev WL_OUTPUT or name.")
+    var screen: String?
+
     @Option(help: "Who may connect: seat (root, the daemon's user, each seat's active user) or any.")
     var clients: ClientsMode?
 
@@ -66,7 +69,7 @@ struct Run: ParsableCommand {
             maxAngleDegrees: maxAngle, commitProgress: commitProgress,
             flingVelocityMillimetresPerSecond: flingVelocity, layout: layout,
             transitionTimeoutMilliseconds: transitionTimeout, rotation: rotation, touchpads: touchpads,
-            socketPath: socket, clients: clients, logLevel: verbose ? .debug : logLevel)
+            socketPath: socket, clients: clients, logLevel: verbose ? .debug : logLevel, screen: screen)
         let configuration: Configuration
         do {
             configuration = try Configuration.load(file: config, overrides: overrides)

@@ -13,12 +13,15 @@ import Testing
         var script: TouchScript
         var events: [EngineEvent] = []
 
-        init(device: DeviceDescription = Fixtures.touchscreen, pages: [String] = ["root", "detail"]) throws {
+        init(
+            device: DeviceDescription = Fixtures.touchscreen, configuration: DeviceConfiguration = .init(),
+            pages: [String] = ["root", "detail"]
+        ) throws {
             script = TouchScript(device: device)
             try engine.perform(.create(navigator: "main", pages: pages.map { Page(id: $0) }, layout: nil,
                                        barFollowsTopPage: true), from: GestureEngineTests.app, at: script.time)
             engine.drainEvents { _ in }
-            screen = engine.addDevice(device)
+            screen = engine.addDevice(device, configuration: configuration)
         }
 
         /// Feeds what the script wrote since the last call.
@@ -41,7 +44,7 @@ import Testing
     func commitOnProgress() throws {
         var rig = try Rig()
         rig.script.down(at: 0.1, 0.5)
-        rig.script.move(byMillimetres: 0.35 * rig.script.screenSize.width, 0, over: .milliseconds(900))
+        rig.script.move(byMillimetres: 0.35 * rig.script.panelSize.width, 0, over: .milliseconds(900))
         rig.script.rest(.milliseconds(200))
         rig.script.up()
         rig.feed()
@@ -139,7 +142,7 @@ import Testing
     func hotplugChurnReusesIDs() throws {
         var rig = try Rig()
         for _ in 0..<1_000 {
-            let id = rig.engine.addDevice(Fixtures.touchpad)
+            let id = rig.engine.addDevice(Fixtures.touchpad, configuration: DeviceConfiguration(kind: .touchpad))
             #expect(id == DeviceID(1))
             #expect(rig.engine.deviceSlotCount == 2)
             rig.engine.removeDevice(id, at: rig.script.time)
@@ -177,7 +180,7 @@ import Testing
         // A whole swipe on the new device goes back, as on a device never seen before.
         var fresh = TouchScript(device: Fixtures.touchscreen, start: rig.script.time)
         fresh.down(at: 0.1, 0.5)
-        fresh.move(byMillimetres: 0.35 * fresh.screenSize.width, 0, over: .milliseconds(900))
+        fresh.move(byMillimetres: 0.35 * fresh.panelSize.width, 0, over: .milliseconds(900))
         fresh.rest(.milliseconds(200))
         fresh.up()
         rig.events.removeAll()
@@ -206,9 +209,77 @@ import Testing
         #expect(rig.events.filter { $0.kind == "back" }.count == 1)
     }
 
+    @Test("Two touchscreens: a pan on the second while the first's pop is tracked or animating never joins or follows it")
+    func secondScreenNeverInterleaves() throws {
+        var rig = try Rig(pages: ["root", "middle", "detail"])
+        let small = Fixtures.slotTouchscreen(name: "Second Screen", x: 0...2170, y: 0...1360, resolution: 10)
+        let second = rig.engine.addDevice(small)
+        var other = TouchScript(device: small, start: rig.script.time)
+        func feedOther() {
+            for event in other.events.dropFirst(otherFed) { rig.engine.handle(event, from: second) }
+            otherFed = other.events.count
+            var produced: [EngineEvent] = []
+            rig.engine.drainEvents { produced.append($0) }
+            rig.events += produced
+        }
+        var otherFed = 0
+        // The first screen's pop: from 2 % of the width, 100 mm to the right (39 % of it).
+        rig.script.down(at: 0.02, 0.5)
+        rig.script.move(byMillimetres: 100, 0, over: .milliseconds(250))
+        rig.feed()
+        let progressBefore = rig.events.compactMap { if case .popProgress(_, let p, _) = $0 { p } else { nil } }.last
+        // A second finger on the other screen, from its left edge, 100 mm to the right.
+        other.rest(.milliseconds(250))
+        other.down(at: 0.02, 0.5)
+        other.move(byMillimetres: 100, 0, over: .milliseconds(100))
+        feedOther()
+        #expect(rig.events.filter { if case .rejected(.busy, let d, _) = $0 { d == second } else { false } }.count == 1)
+        let progressAfter = rig.events.compactMap { if case .popProgress(_, let p, _) = $0 { p } else { nil } }.last
+        #expect(progressAfter == progressBefore, "the other screen's finger moved the pop")
+        // The first lifts: its own pop commits, once.
+        rig.script.rest(.milliseconds(200))
+        rig.script.up()
+        rig.feed()
+        #expect(rig.events.filter { $0.kind == "back" }.count == 1)
+        // The other finger goes on and lifts: it never becomes a pop of its own.
+        let count = rig.events.count
+        other.move(byMillimetres: 20, 0, over: .milliseconds(50))
+        other.up()
+        feedOther()
+        #expect(rig.events.count == count, "\(rig.events.dropFirst(count))")
+        #expect(rig.engine.arbiterState == .idle)
+        // While the committed pop animates, a fresh swipe on the other screen is refused.
+        other.rest(.milliseconds(100))
+        other.down(at: 0.02, 0.5)
+        other.move(byMillimetres: 60, 0, over: .milliseconds(100))
+        other.up()
+        feedOther()
+        #expect(rig.events.dropFirst(count).map(\.kind) == ["rejected"])
+        #expect(rig.events.last.map { if case .rejected(.transitioning, let d, _) = $0 { d == second } else { false } } == true)
+        #expect(rig.events.filter { $0.kind == "back" }.count == 1)
+    }
+
+    @Test("Two touchscreens: each one's start distance is in its own millimetres")
+    func eachScreenInItsOwnMillimetres() throws {
+        // The same 8.5 % of the width is 18.4 mm on a 217 mm screen and 21.8 mm on a 255.9 mm one.
+        let small = Fixtures.slotTouchscreen(name: "Second Screen", x: 0...2170, y: 0...1360, resolution: 10)
+        for (device, backs) in [(small, 1), (Fixtures.touchscreen, 0)] {
+            var rig = try Rig()
+            try rig.request(.update(navigator: "main", page: Page(id: "detail", maxStartDistanceMillimetres: 20)))
+            let id = rig.engine.addDevice(device)
+            var script = TouchScript(device: device, start: rig.script.time)
+            script.down(at: 0.085, 0.5)
+            script.move(byMillimetres: 60, 0, over: .milliseconds(150))
+            script.up()
+            for event in script.events { rig.engine.handle(event, from: id) }
+            rig.engine.drainEvents { rig.events.append($0) }
+            #expect(rig.events.filter { $0.kind == "back" }.count == backs, "\(device.name): \(rig.events)")
+        }
+    }
+
     @Test("On a touchpad, two fingers swiping right go back; one finger is pointer motion")
     func touchpad() throws {
-        var rig = try Rig(device: Fixtures.touchpad)
+        var rig = try Rig(device: Fixtures.touchpad, configuration: DeviceConfiguration(kind: .touchpad))
         rig.script.down(0, at: 0.3, 0.5)
         rig.script.move(0, byMillimetres: 30, 0, over: .milliseconds(100))
         rig.script.up(0)

@@ -11,7 +11,7 @@ import Testing
         gesture(&script)
         var touches = TouchState(device: device)
         var recognizer = PanRecognizer(
-            device: device, settings: source.map { PanSettings(source: $0) } ?? .defaults(for: device.kind ?? .touchscreen),
+            device: device, settings: source.map { PanSettings(source: $0) } ?? .defaults(for: device.inferredKind ?? .touchscreen),
             transform: ScreenTransform(device: device), logger: Logger(label: "test"))
         var out: [PanEvent] = []
         for event in script.events {

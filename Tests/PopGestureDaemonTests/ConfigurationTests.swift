@@ -26,6 +26,7 @@ private let everyKey = """
     transition-timeout-ms = 750
     rotation = 270
     touchpads = off
+    screen = eDP-1
     socket = /run/popgestured/other#1.sock
     clients = any
     log-level = debug
@@ -94,6 +95,7 @@ private let everyKey = """
         #expect(configuration.transitionTimeout == .milliseconds(750))
         #expect(configuration.rotation == .clockwise270)
         #expect(configuration.touchpads == .off)
+        #expect(configuration.screen == .named("eDP-1"))
         #expect(configuration.socketPath == "/run/popgestured/other#1.sock")
         #expect(configuration.clients == .any)
         #expect(configuration.logLevel == .debug)
@@ -105,6 +107,7 @@ private let everyKey = """
         ("mode", "fullscreen"), ("mode", "edge"), ("layout", "ltr"), ("layout", "rtl"),
         ("rotation", "0"), ("rotation", "90"), ("rotation", "180"), ("rotation", "270"),
         ("touchpads", "off"), ("touchpads", "two-finger"), ("touchpads", "one-finger"),
+        ("screen", "all"), ("screen", "HDMI-A-1"), ("screen", "ELAN Touchscreen"),
         ("clients", "seat"), ("clients", "any"), ("log-level", "trace"), ("log-level", "notice"), ("log-level", "critical"),
         ("commit-progress", "0"), ("commit-progress", "1"), ("max-angle-degrees", "90"),
         ("transition-timeout-ms", "0"), ("transition-timeout-ms", "60000"), ("edge-width-mm", "1e1"),
@@ -169,6 +172,8 @@ private let everyKey = """
              description: #"\#(path):1: layout: expected ltr or rtl, got """#),
         Case(text: "touchpads = two-fingers", code: .invalidValue, line: 1, key: "touchpads",
              description: #"\#(path):1: touchpads: expected off, two-finger or one-finger, got "two-fingers""#),
+        Case(text: "screen =", code: .invalidValue, line: 1, key: "screen",
+             description: #"\#(path):1: screen: expected all, or the WL_OUTPUT or name of a touchscreen (no control characters), got """#),
         Case(text: "socket = run/popgestured.sock", code: .invalidValue, line: 1, key: "socket",
              description: #"\#(path):1: socket: expected an absolute path of at most 107 bytes, got "run/popgestured.sock""#),
         Case(text: "clients = nobody", code: .invalidValue, line: 1, key: "clients",
@@ -232,7 +237,7 @@ private let everyKey = """
             mode: .edge, edgeWidthMillimetres: 7, decisionDistanceMillimetres: 5, maxAngleDegrees: 20,
             commitProgress: 0.6, flingVelocityMillimetresPerSecond: 300, layout: .rightToLeft,
             transitionTimeoutMilliseconds: 500, rotation: 90, touchpads: .oneFinger,
-            socketPath: "/tmp/pg.sock", clients: .any, logLevel: .trace)
+            socketPath: "/tmp/pg.sock", clients: .any, logLevel: .trace, screen: "DSI-1")
         let configuration = try Configuration.parse("", path: path, overrides: overrides)
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
         #expect(configuration.transitionTimeout == .milliseconds(500))

@@ -9,7 +9,7 @@ import Testing
 @Suite struct DeviceWatcherLoopTests {
     struct NoSink: InputSink {
         func deviceAdded(
-            key: Int, path: String, name: String, kind: DeviceKind, description: DeviceDescription,
+            key: Int, path: String, name: String, description: DeviceDescription,
             configuration: DeviceConfiguration, ifRefused: @escaping @Sendable (String) -> Void
         ) {}
         func deviceRemoved(key: Int) {}

@@ -102,7 +102,7 @@ import Glibc
         #expect(!unset.needsReopen(becoming: identity))
     }
 
-    @Test func aChangeOfKindCalibrationOrSizeReopensIt() {
+    @Test func aChangeOfKindCalibrationSizeOrOutputReopensIt() {
         var touchpad = Self.touchscreen
         touchpad.kind = .touchpad
         var recalibrated = Self.touchscreen
@@ -111,7 +111,10 @@ import Glibc
         resized.size = PhysicalSize(width: 136, height: 217)
         var sizeless = Self.touchscreen
         sizeless.size = nil
-        for changed in [touchpad, recalibrated, resized, sizeless] {
+        // The `screen` key may name the output: a device moved to another must be decided again.
+        var moved = Self.touchscreen
+        moved.output = "HDMI-A-1"
+        for changed in [touchpad, recalibrated, resized, sizeless, moved] {
             #expect(Self.touchscreen.needsReopen(becoming: changed))
         }
     }

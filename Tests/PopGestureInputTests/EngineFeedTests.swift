@@ -29,7 +29,7 @@ import Testing
     static func swipe(_ device: DeviceDescription = screen) -> [InputEvent] {
         var script = TouchScript(device: device)
         script.down(at: 0.05, 0.5)
-        script.move(byMillimetres: 0.5 * script.screenSize.width, 0, over: .milliseconds(500))
+        script.move(byMillimetres: 0.5 * script.panelSize.width, 0, over: .milliseconds(500))
         script.rest(.milliseconds(100))
         script.up()
         return script.events

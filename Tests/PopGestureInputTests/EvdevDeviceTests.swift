@@ -62,7 +62,7 @@ import Testing
         #expect(description.eventTypes.isSuperset(of: [EV.key, EV.abs]))
         #expect(!description.eventTypes.contains(EV.rel))
         #expect(description.axes == Self.touchscreenAxes)
-        #expect(description.kind == .touchscreen)
+        #expect(description.inferredKind == .touchscreen)
         #expect(description.touchProtocol == .slots)
         #expect(description.slotCount == 10)
     }
@@ -79,7 +79,7 @@ import Testing
             return DeviceDescription(libevdev: evdev)
         }
         #expect(description.properties == [InputProperty.pointer, InputProperty.buttonpad])
-        #expect(description.kind == .touchpad)
+        #expect(description.inferredKind == .touchpad)
         #expect(description.positionAxes?.x == AbsoluteAxis(minimum: -3000, maximum: 3000, resolution: 40))
         #expect(description.slotCount == 5)
     }

@@ -56,6 +56,15 @@ import Testing
         #expect(Self.info(Self.touchscreen)?.calibration == nil)
     }
 
+    @Test func theOutputIsUdevsWLOutput() {
+        var properties = Self.touchscreen
+        properties["WL_OUTPUT"] = "eDP-1"
+        #expect(Self.info(properties)?.output == "eDP-1")
+        properties["WL_OUTPUT"] = ""
+        #expect(Self.info(properties)?.output == nil)
+        #expect(Self.info(Self.touchscreen)?.output == nil)
+    }
+
     @Test func theSizeNeedsBothPositiveMillimetres() {
         func size(_ width: String?, _ height: String?) -> PhysicalSize? {
             var properties = Self.touchscreen

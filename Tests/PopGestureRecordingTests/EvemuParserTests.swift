@@ -47,7 +47,7 @@ struct EvemuParserTests {
         #expect(device.keys == [BTN.toolFinger, BTN.touch])
         // The second P: line continues the bitmask at byte 8.
         #expect(device.properties == [InputProperty.pointer, InputProperty.buttonpad, 64])
-        #expect(device.kind == .touchpad)
+        #expect(device.inferredKind == .touchpad)
         #expect(device.touchProtocol == .slots)
         #expect(device.slotCount == 2)
     }

@@ -78,7 +78,7 @@ struct LibinputRecordTests {
         #expect(device.axes.count == 6)
         #expect(device.axes[ABS.mtPositionY] == AbsoluteAxis(minimum: -5, maximum: 1872, fuzz: 2, resolution: 10))
         #expect(device.slotCount == 10)
-        #expect(device.kind == .touchscreen)
+        #expect(device.inferredKind == .touchscreen)
         #expect(device.reportedSize == PhysicalSize(width: 331, height: 187))
         #expect(try Recording.parseDescription(fixture) == device)
     }

@@ -58,7 +58,7 @@ struct SharedRecordingsTests {
         #expect(recording.device.name == nameLine.dropFirst(2).trimmingCharacters(in: .whitespaces))
 
         // All of these are touch devices with coordinates.
-        #expect(recording.device.kind != nil)
+        #expect(recording.device.inferredKind != nil)
         #expect(recording.device.positionAxes != nil)
     }
 
@@ -79,7 +79,7 @@ struct SharedRecordingsTests {
         #expect(device.axes.values.allSatisfy { $0.resolution == 0 })
         #expect(device.positionAxes?.x == AbsoluteAxis(minimum: 0, maximum: 799))
         #expect(device.touchProtocol == .slots)
-        #expect(device.kind == .touchscreen)
+        #expect(device.inferredKind == .touchscreen)
         #expect(device.keys == [BTN.touch])
     }
 
@@ -99,14 +99,14 @@ struct SharedRecordingsTests {
         let recording = try load("ntrig-multitouch.2-fingers-touch-release.events")
         #expect(!recording.device.has(axis: ABS.mtSlot))
         #expect(recording.device.touchProtocol == .anonymousContacts)
-        #expect(recording.device.kind == .touchscreen)
+        #expect(recording.device.inferredKind == .touchscreen)
         #expect(recording.events.contains { $0.type == EV.syn && $0.code == SYN.mtReport })
     }
 
     @Test(arguments: ["synaptics.desc", "synaptics-hp8470p.desc"])
     func synapticsIsATouchpad(_ file: String) throws {
         let device = try load(file).device
-        #expect(device.kind == .touchpad)
+        #expect(device.inferredKind == .touchpad)
         #expect(device.has(key: BTN.toolFinger))
         #expect(device.slotCount == 2)
     }

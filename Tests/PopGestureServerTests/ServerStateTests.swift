@@ -30,8 +30,7 @@ struct Harness {
     @discardableResult
     mutating func addTouchscreen(key: Int = touchscreenKey) throws -> DeviceID {
         try state.deviceAdded(
-            key: key, path: "/dev/input/event\(key)", name: "Fixture Touchscreen", kind: .touchscreen,
-            description: Fixtures.touchscreen, at: time
+            key: key, path: "/dev/input/event\(key)", name: "Fixture Touchscreen", description: Fixtures.touchscreen, at: time
         ).device
     }
 
@@ -527,8 +526,7 @@ struct ServerStateTests {
         #expect(h.state.engine.navigation.navigators.count == 128)
         for key in 0..<64 {
             _ = try h.state.deviceAdded(
-                key: key, path: "/dev/input/" + Self.worstID, name: Self.worstID, kind: .touchscreen,
-                description: Fixtures.touchscreen, at: h.time)
+                key: key, path: "/dev/input/" + Self.worstID, name: Self.worstID, description: Fixtures.touchscreen, at: h.time)
         }
         let status = h.reply(#"{"type":"status","id":\#(quotedID)}"#, from: ClientID(1))
         let line = try #require(status)

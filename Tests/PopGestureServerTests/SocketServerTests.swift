@@ -272,8 +272,7 @@ struct SocketServerTests {
             #expect(try observer.request(#"{"type":"subscribe"}"#)["type"] as? String == "ok")
 
             let device = try await running.server.addDevice(
-                key: 3, path: "/dev/input/event3", name: "Fixture Touchscreen", kind: .touchscreen,
-                description: Fixtures.touchscreen
+                key: 3, path: "/dev/input/event3", name: "Fixture Touchscreen", description: Fixtures.touchscreen
             ).get()
             #expect(device == DeviceID(0))
             for frame in Fixtures.frames(Fixtures.backSwipe().events) {

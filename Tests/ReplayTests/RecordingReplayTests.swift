@@ -98,8 +98,7 @@ struct RecordingReplayTests {
 
     @Test("One finger moving left on a touchpad is a back in a right-to-left layout with one-finger pans")
     func leftMoveIsBackInRightToLeft() throws {
-        var configuration = DeviceConfiguration()
-        configuration.pan = PanSettings(source: .oneFinger)
+        let configuration = DeviceConfiguration(kind: .touchpad, pan: PanSettings(source: .oneFinger))
         let ltr = try Self.replay("synaptics.leftmove.events", desc: "synaptics.desc", configuration: configuration)
         #expect(ltr.outcome == .rejected(.wrongDirection))
         let rtl = try Self.replay("synaptics.leftmove.events", desc: "synaptics.desc", layout: .rightToLeft,
@@ -117,10 +116,11 @@ struct RecordingReplayTests {
         #expect(first == second)
     }
 
-    /// Replays a recording as the client of a two-page navigator in front.
+    /// Replays a recording as the client of a two-page navigator in front; the device is
+    /// configured as a recording is (its kind from its bits) unless `configuration` says.
     static func replay(
         _ file: String, desc: String? = nil, layout: LayoutDirection = .leftToRight,
-        configuration: DeviceConfiguration = DeviceConfiguration()
+        configuration: DeviceConfiguration? = nil
     ) throws -> [EngineEvent] {
         let recording = try SharedRecordings.recording(file, desc: desc)
         let start = recording.events.first?.time ?? .zero
@@ -130,7 +130,8 @@ struct RecordingReplayTests {
                                    barFollowsTopPage: true), from: Scenario.client, at: start)
         engine.drainEvents { _ in }
         var feed = EngineFeed(engine: engine)
-        let device = try feed.addDevice(recording.device, configuration: configuration)
+        let device = try feed.addDevice(
+            recording.device, configuration: configuration ?? DeviceConfiguration(recorded: recording.device))
         var events: [EngineEvent] = []
         for event in recording.events {
             feed.handle(event, from: device)

@@ -11,6 +11,8 @@ struct Scenario {
     /// The rotation the gesture is written in; nil is the engine's `rotation`.
     var scriptRotation: Rotation? = nil
     var calibration: CalibrationMatrix = .identity
+    /// The calibration the gesture is written in; nil is the engine's `calibration`.
+    var scriptCalibration: CalibrationMatrix? = nil
     var settings = GestureSettings()
     var layout: LayoutDirection = .leftToRight
     var pages = [Page(id: "root"), Page(id: "detail")]
@@ -21,14 +23,23 @@ struct Scenario {
 
     init(on device: DeviceDescription) { self.device = device }
 
-    /// The screen's width in millimetres as the engine sees it.
-    var screenWidth: Double { ScreenTransform(device: device, rotation: rotation).screenSize.width }
+    /// How the gesture, written in screen terms, lands on the panel: the tests'
+    /// own reference (``ScreenReference``), not the engine's transform.
+    var reference: ScreenReference {
+        ScreenReference(
+            panel: ScreenTransform(device: device).deviceSize, rotation: scriptRotation ?? rotation,
+            calibration: scriptCalibration ?? calibration)
+    }
+
+    /// The screen's width in millimetres, by the reference.
+    var screenWidth: Double { reference.screenSize.width }
 
     /// Plays `gesture` and returns everything the engine produced (owner and observer events).
-    func play(_ gesture: (inout TouchScript) -> Void) throws -> [EngineEvent] {
-        var script = TouchScript(device: device, rotation: scriptRotation ?? rotation)
-        let start = script.time
-        gesture(&script)
+    func play(_ gesture: (inout ScreenGesture) -> Void) throws -> [EngineEvent] {
+        var finger = ScreenGesture(script: TouchScript(device: device), reference: reference)
+        let start = finger.script.time
+        gesture(&finger)
+        let script = finger.script
 
         var engine = GestureEngine(settings: settings)
         engine.defaultLayout = layout
@@ -38,7 +49,8 @@ struct Scenario {
         engine.drainEvents { _ in }
 
         var feed = EngineFeed(engine: engine)
-        let id = try feed.addDevice(device, configuration: DeviceConfiguration(rotation: rotation, calibration: calibration))
+        let id = try feed.addDevice(
+            device, configuration: DeviceConfiguration(rotation: rotation, calibration: calibration))
         var events: [EngineEvent] = []
         for event in script.events {
             feed.handle(event, from: id)

@@ -72,6 +72,39 @@ struct ScenarioTests {
         #expect(unrotated.kinds == ["rejected"])
     }
 
+    @Test("Under a calibration that swaps the axes, a swipe from the screen's left edge goes back and a 40° one does not",
+          arguments: touchscreens)
+    func swappedCalibration(desc: String) throws {
+        var scenario = Scenario(on: try SharedRecordings.description(desc))
+        scenario.calibration = CalibrationMatrix(0, 1, 0, -1, 0, 1)  // libinput's 270°
+        let leftEdge = try scenario.play { finger in
+            finger.down(at: 0.02, 0.5)
+            finger.move(byMillimetres: 60, 0, over: .milliseconds(150))
+            finger.up()
+        }
+        #expect(leftEdge.outcome == .back(popped: "detail", top: "root", by: .fling))
+        #expect(abs((leftEdge.progressValues.last ?? 0) - 60 / scenario.screenWidth) < 0.002)
+        // 60 mm at 40° below the horizontal: past the 30° limit, whatever the panel's aspect.
+        let steep = try scenario.play { finger in
+            finger.down(at: 0.02, 0.3)
+            finger.move(byMillimetres: 60 * Self.cos40, 60 * Self.sin40, over: .milliseconds(150))
+            finger.up()
+        }
+        #expect(steep.outcome == .rejected(.tooSteep))
+        // The same panel events read without the calibration are a vertical move: no back.
+        scenario.scriptCalibration = scenario.calibration
+        scenario.calibration = .identity
+        let uncalibrated = try scenario.play { finger in
+            finger.down(at: 0.02, 0.5)
+            finger.move(byMillimetres: 60, 0, over: .milliseconds(150))
+            finger.up()
+        }
+        #expect(uncalibrated.kinds == ["rejected"])
+    }
+
+    /// cos 40° and sin 40°, to four places.
+    static let (cos40, sin40) = (0.7660, 0.6428)
+
     @Test("With only the root page, nothing pops", arguments: touchscreens)
     func onlyRoot(desc: String) throws {
         var scenario = Scenario(on: try SharedRecordings.description(desc))
@@ -294,7 +327,7 @@ struct ScenarioTests {
         #expect(next.outcome == .back(popped: "detail", top: "root", by: .fling))
     }
 
-    static func swipeRight(_ finger: inout TouchScript) {
+    static func swipeRight(_ finger: inout ScreenGesture) {
         finger.down(at: 0.02, 0.5)
         finger.move(byMillimetres: 60, 0, over: .milliseconds(150))
         finger.up()

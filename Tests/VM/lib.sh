@@ -65,7 +65,7 @@ stop_background() {
     sleep 0.2
     for pid in "${BG_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
 }
-cleanup() { stop_background; rm -rf "$RUNDIR"; }
+cleanup() { stop_background; forget_udev_rules; rm -rf "$RUNDIR"; }
 trap cleanup EXIT
 
 # count_events FILE TYPE [REASON]: lines of a JSON event stream with that "type"
@@ -102,6 +102,30 @@ start_udevd() {
     udevadm trigger
     udevadm settle --timeout=60
 }
+
+# udev_rule NAME DEVICE-NAME ASSIGNMENTS: a runtime udev rule
+# (/run/udev/rules.d/99-vmtest-NAME.rules, on the VM's tmpfs) that gives the event
+# nodes of devices called DEVICE-NAME the ASSIGNMENTS (e.g. ENV{WL_OUTPUT}="eDP-1"),
+# for devices created after it. Removed when the scenario exits, so later scenarios
+# never see it.
+UDEV_RULES=()
+udev_rule() {
+    local file="/run/udev/rules.d/99-vmtest-$1.rules"
+    local line="ACTION!=\"remove\", SUBSYSTEM==\"input\", KERNEL==\"event*\", ATTRS{name}==\"$2\", $3"
+    mkdir -p /run/udev/rules.d
+    printf '%s\n' "$line" >"$file"
+    UDEV_RULES+=("$file")
+    udevadm control --reload || fail "udevadm control --reload failed"
+    log "udev rule $file: $line"
+}
+forget_udev_rules() {
+    [ ${#UDEV_RULES[@]} -gt 0 ] || return 0
+    rm -f "${UDEV_RULES[@]}"
+    udevadm control --reload || true
+}
+
+# desc_name DESC: the device name an evemu description gives (its N: line).
+desc_name() { sed -n 's/^N: //p' "$1" | head -n 1; }
 
 # udev_prop NODE KEY=VALUE: true when udev has that property on NODE.
 udev_prop() { udevadm info --query=property --name="$1" 2>/dev/null | grep -qx "$2"; }

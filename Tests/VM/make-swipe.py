@@ -10,7 +10,8 @@ frames follow the device's own protocol, as TouchScript writes them: slots
 
 Shapes (x and y are fractions of the axis range, left/top = 0):
 
-  swipe  down at --from, straight to --to in --duration-ms, lift. The back gesture.
+  swipe  down at (--from, --y), straight to (--to, --to-y) in --duration-ms, lift.
+         The back gesture; with --to-y, a slanted one.
   hold   down at --from, move to --hold-at in 300 ms, rest --hold-ms with no
          events, then finish the swipe and lift: a pop that has begun and is still
          under the finger for a long time (unplug it meanwhile).
@@ -135,6 +136,7 @@ def main():
     p.add_argument("--from", dest="x0", type=float, default=0.02, help="start x (default 0.02)")
     p.add_argument("--to", dest="x1", type=float, default=0.60, help="end x (default 0.60)")
     p.add_argument("--y", type=float, default=0.5, help="height of the swipe (default 0.5)")
+    p.add_argument("--to-y", dest="y1", type=float, default=None, help="swipe: end y (default: --y)")
     p.add_argument("--duration-ms", type=float, default=200, help="swipe time (default 200)")
     p.add_argument("--frame-ms", type=float, default=10, help="frame interval (default 10: 100 Hz)")
     p.add_argument("--hold-at", type=float, default=0.20, help="hold/flood: x where the finger rests")
@@ -152,8 +154,9 @@ def main():
               f"(protocol {dev.protocol})\n")
     w = Writer(dev, out)
     w.frame(a.x0, a.y, began=True)
+    y1 = a.y if a.y1 is None else a.y1
     if a.shape == "swipe":
-        w.move(a.x0, a.y, a.x1, a.y, a.duration_ms, a.frame_ms)
+        w.move(a.x0, a.y, a.x1, y1, a.duration_ms, a.frame_ms)
     else:
         w.move(a.x0, a.y, a.hold_at, a.y, 300, a.frame_ms)
         w.t_us += round(a.hold_ms * 1000)
@@ -162,7 +165,7 @@ def main():
         else:
             w.move(a.hold_at, a.y, a.x1, a.y, a.flood_ms, 2, wiggle=0.02)
     w.t_us += round(a.frame_ms * 1000)
-    w.frame(a.x1, a.y, ended=True)
+    w.frame(a.x1, y1 if a.shape == "swipe" else a.y, ended=True)
 
 
 if __name__ == "__main__":

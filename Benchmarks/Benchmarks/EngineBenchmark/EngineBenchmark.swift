@@ -164,7 +164,7 @@ struct EngineSink: EventSink {
 
     init(device description: DeviceDescription, at start: Timestamp, pushAfterBack: Bool = false) throws {
         feed = EngineFeed(engine: makeEngine(at: start))
-        device = try feed.addDevice(description)
+        device = try feed.addDevice(description, configuration: DeviceConfiguration(recorded: description))
         self.pushAfterBack = pushAfterBack
     }
 
@@ -204,9 +204,8 @@ struct TouchSink: EventSink {
     init(device: DeviceDescription, recognizePans: Bool) {
         touches = TouchState(device: device)
         if recognizePans {
-            let kind = device.kind ?? .touchscreen
             pans = PanRecognizer(
-                device: device, settings: .defaults(for: kind), transform: ScreenTransform(device: device),
+                device: device, settings: .defaults(for: DeviceConfiguration(recorded: device).kind), transform: ScreenTransform(device: device),
                 logger: benchmarkLogger())
         }
     }

@@ -1,16 +1,35 @@
 import Logging
 
-/// How one device takes part: its orientation, calibration and pan source.
+/// How one device takes part: its kind, orientation, calibration and pan source.
 public struct DeviceConfiguration: Sendable, Hashable {
+    /// What the device is, decided once where it enters and never re-derived from its
+    /// bits: udev's `ID_INPUT_TOUCHPAD` / `ID_INPUT_TOUCHSCREEN` for a live device,
+    /// ``DeviceDescription/inferredKind`` only where there is no udev (a recording).
+    /// It decides the pan source, whether `rotation` applies and whether the pan's
+    /// positions are on the screen (edge, distance and exclusion rules). Default
+    /// `.touchscreen`.
+    public var kind: DeviceKind
+    /// Used for touchscreens only; a touchpad's pans are not screen positions.
     public var rotation: Rotation
     public var calibration: CalibrationMatrix
-    /// Nil uses ``PanSettings/defaults(for:)`` for the device's kind.
+    /// Nil uses ``PanSettings/defaults(for:)`` for ``kind``.
     public var pan: PanSettings?
 
-    public init(rotation: Rotation = .none, calibration: CalibrationMatrix = .identity, pan: PanSettings? = nil) {
+    public init(
+        kind: DeviceKind = .touchscreen, rotation: Rotation = .none, calibration: CalibrationMatrix = .identity,
+        pan: PanSettings? = nil
+    ) {
+        self.kind = kind
         self.rotation = rotation
         self.calibration = calibration
         self.pan = pan
+    }
+
+    /// The configuration of a device that has no udev, a recording's: its kind from
+    /// ``DeviceDescription/inferredKind`` (a touchscreen when that says neither), the
+    /// rest at the defaults. The one place a kind is taken from a device's bits.
+    public init(recorded description: DeviceDescription) {
+        self.init(kind: description.inferredKind ?? .touchscreen)
     }
 }
 
@@ -103,10 +122,11 @@ public struct GestureEngine: Sendable {
     ///
     /// The id is the lowest one no present device has, so a removed device's id is
     /// reused; the new device starts with state of its own (touches, pan, frame count).
+    /// Its kind is `configuration.kind`, whatever the description's bits look like.
     public mutating func addDevice(_ description: DeviceDescription, configuration: DeviceConfiguration = .init()) -> DeviceID {
         let index = devices.firstIndex(where: { $0 == nil }) ?? devices.endIndex
         let id = DeviceID(index)
-        let kind = description.kind ?? .touchscreen
+        let kind = configuration.kind
         let transform = ScreenTransform(
             device: description, rotation: kind == .touchscreen ? configuration.rotation : .none,
             calibration: configuration.calibration)

@@ -74,9 +74,12 @@ public struct DeviceDescription: Hashable, Sendable {
         return .singleTouch
     }
 
-    /// Classifies the device the way udev's `input_id` builtin sets `ID_INPUT_TOUCHSCREEN`
-    /// and `ID_INPUT_TOUCHPAD`. Returns nil for anything else (mice, keyboards, tablets' pens).
-    public var kind: DeviceKind? {
+    /// Classifies the device from its bits, roughly as udev's `input_id` builtin sets
+    /// `ID_INPUT_TOUCHSCREEN` and `ID_INPUT_TOUCHPAD`. Returns nil for anything else
+    /// (mice, keyboards, tablets' pens). Only for where there is no udev, a recording:
+    /// a live device's kind is udev's (hwdb and rules can say otherwise than the bits),
+    /// and reaches the engine as ``DeviceConfiguration/kind``.
+    public var inferredKind: DeviceKind? {
         let hasCoordinates = (has(axis: ABS.x) && has(axis: ABS.y))
             || (has(axis: ABS.mtPositionX) && has(axis: ABS.mtPositionY))
         guard hasCoordinates, !has(key: BTN.toolPen) else { return nil }

@@ -8,12 +8,13 @@
 /// script.up()
 /// ```
 ///
-/// Positions are in screen fractions and millimetres as the user sees them, after
-/// `rotation`; the script maps them back to device units. Each device's own
-/// protocol is written: slots (B), `SYN_MT_REPORT` (A) or `ABS_X`/`BTN_TOUCH`.
+/// Positions are in fractions and millimetres of the panel in its own orientation,
+/// with no rotation or calibration: the script never mirrors ``ScreenTransform``'s
+/// formulas. Tests that write a gesture in a rotated or calibrated screen's terms map
+/// it onto the panel with a reference of their own. Each device's own protocol is
+/// written: slots (B), `SYN_MT_REPORT` (A) or `ABS_X`/`BTN_TOUCH`.
 public struct TouchScript: Sendable {
     public let device: DeviceDescription
-    public let rotation: Rotation
     /// Time between frames while moving. Default 10 ms (a 100 Hz touchscreen).
     public var frameInterval: Duration
     public private(set) var events: [InputEvent] = []
@@ -22,40 +23,31 @@ public struct TouchScript: Sendable {
     struct Finger: Sendable {
         var slot: Int
         var trackingID: Int32
-        var x: Double  // screen fractions
+        var x: Double  // panel fractions
         var y: Double
         var palm: Bool
     }
 
     private var fingers: [Int: Finger] = [:]
     private var nextTrackingID: Int32 = 100
-    private let transform: ScreenTransform
     private let axes: (x: AbsoluteAxis, y: AbsoluteAxis)
 
     public init(
-        device: DeviceDescription, rotation: Rotation = .none,
+        device: DeviceDescription,
         start: Timestamp = Timestamp(seconds: 1000, microseconds: 0), frameInterval: Duration = .milliseconds(10)
     ) {
         self.device = device
-        self.rotation = rotation
         self.time = start
         self.frameInterval = frameInterval
-        transform = ScreenTransform(device: device, rotation: rotation)
+        panelSize = ScreenTransform(device: device).deviceSize
         axes = device.positionAxes ?? (AbsoluteAxis(minimum: 0, maximum: 1000), AbsoluteAxis(minimum: 0, maximum: 1000))
     }
 
-    /// The screen's size in millimetres after `rotation`: the device's own size, swapped
-    /// at 90° and 270°. Worked out here rather than read from `ScreenTransform.screenSize`,
-    /// so that tests written with a script check the transform instead of mirroring it.
-    public var screenSize: PhysicalSize {
-        let size = transform.deviceSize
-        switch rotation {
-        case .none, .upsideDown: return size
-        case .clockwise90, .clockwise270: return PhysicalSize(width: size.height, height: size.width)
-        }
-    }
+    /// The panel's own size in millimetres (``ScreenTransform/deviceSize``): what
+    /// ``move(_:byMillimetres:_:over:)`` measures in.
+    public let panelSize: PhysicalSize
 
-    /// Puts finger `finger` down at a screen position given as fractions of the width and height.
+    /// Puts finger `finger` down at a panel position given as fractions of its width and height.
     public mutating func down(_ finger: Int = 0, at x: Double, _ y: Double, palm: Bool = false) {
         let used = Set(fingers.values.map(\.slot))
         let slot = (0..<max(1, device.slotCount)).first { !used.contains($0) } ?? 0
@@ -64,7 +56,7 @@ public struct TouchScript: Sendable {
         frame(changed: [finger], began: [finger])
     }
 
-    /// Moves fingers by millimetres on the screen in equal steps, one frame per `frameInterval`.
+    /// Moves fingers by millimetres on the panel in equal steps, one frame per `frameInterval`.
     public mutating func move(_ finger: Int = 0, byMillimetres dx: Double, _ dy: Double, over duration: Duration) {
         move([finger], byMillimetres: dx, dy, over: duration)
     }
@@ -72,7 +64,7 @@ public struct TouchScript: Sendable {
     /// Moves several fingers together.
     public mutating func move(_ moving: [Int], byMillimetres dx: Double, _ dy: Double, over duration: Duration) {
         let steps = max(1, Int(duration.microsecondsRounded / max(1, frameInterval.microsecondsRounded)))
-        let size = screenSize
+        let size = panelSize
         for _ in 0..<steps {
             time = time + frameInterval
             for f in moving {
@@ -183,18 +175,11 @@ public struct TouchScript: Sendable {
     }
 
     private func deviceUnits(_ finger: Finger) -> (Int32, Int32) {
-        let (nx, ny): (Double, Double)
-        switch rotation {
-        case .none: (nx, ny) = (finger.x, finger.y)
-        case .clockwise90: (nx, ny) = (finger.y, 1 - finger.x)
-        case .upsideDown: (nx, ny) = (1 - finger.x, 1 - finger.y)
-        case .clockwise270: (nx, ny) = (1 - finger.y, finger.x)
-        }
         func units(_ n: Double, _ axis: AbsoluteAxis) -> Int32 {
             let v = Double(axis.minimum) + n * Double(axis.span)
             return Int32(min(Double(axis.maximum), max(Double(axis.minimum), v.rounded())))
         }
-        return (units(nx, axes.x), units(ny, axes.y))
+        return (units(finger.x, axes.x), units(finger.y, axes.y))
     }
 
     private mutating func emit(_ type: UInt16, _ code: UInt16, _ value: Int32) {
