@@ -199,10 +199,12 @@ public struct ServerInput: InputSink {
 
     public func deviceAdded(
         key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration, ifRefused: @escaping @Sendable (String) -> Void
+        configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen,
+        ifRefused: @escaping @Sendable (String) -> Void
     ) {
         server.addDevice(
-            key: key, path: path, name: name, description: description, configuration: configuration
+            key: key, path: path, name: name, description: description, configuration: configuration,
+            atOpen: stateAtOpen
         ).whenFailure { error in
             ifRefused("\(error)")  // the server logged it too
         }

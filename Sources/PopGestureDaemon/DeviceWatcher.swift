@@ -7,12 +7,13 @@ import PopGestureInput
 /// Where the input thread delivers what it reads. The socket server implements it by
 /// hopping onto its event loop, so calls may come from any thread.
 public protocol InputSink: Sendable {
-    /// A device to use. When the sink cannot use it after all (mtdev could not be set
-    /// up), it calls `ifRefused` with the reason, from any thread, and the main loop
-    /// stops reading the device.
+    /// A device to use; the events that follow are changes to `stateAtOpen`. When the
+    /// sink cannot use it after all (mtdev could not be set up), it calls `ifRefused`
+    /// with the reason, from any thread, and the main loop stops reading the device.
     func deviceAdded(
         key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration, ifRefused: @escaping @Sendable (_ reason: String) -> Void)
+        configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen,
+        ifRefused: @escaping @Sendable (_ reason: String) -> Void)
     func deviceRemoved(key: Int)
     /// Every event one read returned, in order; usually one frame ending in `SYN_REPORT`.
     /// Call `inFlight.handled()` exactly once when they are handled, from any thread:
@@ -349,7 +350,7 @@ private final class InputLoop: @unchecked Sendable {
         logger.info("\(info.devnode) \"\(description.name)\": using it as a \(info.kind.rawValue) (device \(key))")
         sink.deviceAdded(
             key: key, path: info.devnode, name: description.name, description: description,
-            configuration: deviceConfiguration
+            configuration: deviceConfiguration, stateAtOpen: device.stateAtOpen
         ) { [mailbox] reason in mailbox.send(.drop(key: key, reason: reason)) }
     }
 

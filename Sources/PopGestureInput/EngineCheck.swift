@@ -12,7 +12,7 @@ import PopGestureCore
 public enum EngineCheck {
     /// How a run ended when no invariant failed.
     public enum Outcome: Sendable, Hashable {
-        /// ``EngineFeed/addDevice(_:configuration:)`` refused the device.
+        /// ``EngineFeed/addDevice(_:configuration:atOpen:)`` refused the device.
         case refused(InputError.Code)
         /// The events ran; `frames` ended with `SYN_REPORT`, `events` came out of the engine.
         case ran(frames: Int, events: Int)

@@ -26,10 +26,13 @@ public struct EngineFeed {
         self.engine = engine
     }
 
-    /// Adds a device, converting protocol A to slots when needed. Throws, adding nothing,
-    /// when the description is refused or mtdev cannot be set up.
+    /// Adds a device, converting protocol A to slots when needed. `state` is what the
+    /// kernel held at open (``EvdevDevice/stateAtOpen``; nil for a recording): contacts
+    /// down then never start a pan. Throws, adding nothing, when the description is
+    /// refused or mtdev cannot be set up.
     public mutating func addDevice(
-        _ description: DeviceDescription, configuration: DeviceConfiguration = .init()
+        _ description: DeviceDescription, configuration: DeviceConfiguration = .init(),
+        atOpen state: DeviceStateAtOpen? = nil
     ) throws(InputError) -> DeviceID {
         do {
             try description.validate()
@@ -40,10 +43,12 @@ public struct EngineFeed {
         let id: DeviceID
         if description.touchProtocol == .anonymousContacts {
             let converter = try ProtocolAConverter(device: description)
-            id = engine.addDevice(converter.convertedDescription, configuration: configuration)
+            id = engine.addDevice(
+                converter.convertedDescription, configuration: configuration,
+                atOpen: state.map(ProtocolAConverter.convertedState))
             input.converter = converter
         } else {
-            id = engine.addDevice(description, configuration: configuration)
+            id = engine.addDevice(description, configuration: configuration, atOpen: state)
         }
         while inputs.count <= id.rawValue { inputs.append(nil) }
         inputs[id.rawValue] = input

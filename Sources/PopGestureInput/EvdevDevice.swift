@@ -13,10 +13,10 @@ public final class EvdevDevice {
     public let path: String
     /// The device's capabilities, read once at open.
     public let description: DeviceDescription
-    /// Contacts already down when the device was opened (slots with a tracking id, or
-    /// `BTN_TOUCH` for devices without slots). Their events reach the core without the
-    /// landing, so `TouchState` ignores them until they lift.
-    public let activeContactsAtOpen: Int
+    /// What the kernel held when the device was opened (current slot, slot values,
+    /// `BTN_TOUCH`): the events read after it are changes to it. Hand it to the engine
+    /// with the description, so that contacts already down are held until they lift.
+    public let stateAtOpen: DeviceStateAtOpen
 
     private let handle: OpaquePointer
     private let fd: FileDescriptor
@@ -65,7 +65,7 @@ public final class EvdevDevice {
         self.fd = fd
         self.handle = handle
         description = DeviceDescription(libevdev: handle)
-        activeContactsAtOpen = Self.activeContactCount(handle)
+        stateAtOpen = DeviceStateAtOpen(libevdev: handle)
     }
 
     deinit {
@@ -131,20 +131,6 @@ public final class EvdevDevice {
         let message = code == .notEvdev ? "\(path) is not an evdev node (\(errno))" : "\(path): \(what) failed: \(errno)"
         return InputError(code, message, errno: errno)
     }
-
-    /// Contacts libevdev believes are down. At open this is the kernel's state.
-    static func activeContactCount(_ evdev: OpaquePointer) -> Int {
-        let slots = libevdev_get_num_slots(evdev)
-        guard slots > 0 else {
-            return libevdev_get_event_value(evdev, UInt32(EV_KEY), UInt32(BTN_TOUCH)) != 0 ? 1 : 0
-        }
-        var count = 0
-        for slot in 0..<UInt32(slots)
-        where libevdev_get_slot_value(evdev, slot, UInt32(ABS_MT_TRACKING_ID)) >= 0 {
-            count += 1
-        }
-        return count
-    }
 }
 
 extension InputEvent {
@@ -152,6 +138,34 @@ extension InputEvent {
         self.init(
             time: Timestamp(seconds: Int64(raw.time.tv_sec), microseconds: Int64(raw.time.tv_usec)),
             type: raw.type, code: raw.code, value: raw.value)
+    }
+}
+
+extension DeviceStateAtOpen {
+    /// The state libevdev holds: right after `libevdev_new_from_fd` it is the kernel's
+    /// (libevdev reads it with `EVIOCGMTSLOTS`, `EVIOCGABS` and `EVIOCGKEY`). Needs no fd.
+    init(libevdev evdev: OpaquePointer) {
+        func key(_ code: UInt16) -> Bool { libevdev_get_event_value(evdev, UInt32(EV_KEY), UInt32(code)) != 0 }
+        self.init(
+            touching: key(BTN.touch),
+            x: libevdev_get_event_value(evdev, UInt32(EV_ABS), UInt32(ABS_X)),
+            y: libevdev_get_event_value(evdev, UInt32(EV_ABS), UInt32(ABS_Y)))
+        // The widest BTN_TOOL_* set wins, as the kernel sets only one of them.
+        let tools = [BTN.toolFinger, BTN.toolDoubleTap, BTN.toolTripleTap, BTN.toolQuadTap, BTN.toolQuintTap]
+        toolFingerCount = (tools.lastIndex(where: key) ?? -1) + 1
+        // Protocol A devices have no slots (libevdev gives -1): the kernel keeps no ABS_MT_* for them.
+        let slotCount = libevdev_get_num_slots(evdev)
+        guard slotCount > 0 else { return }
+        currentSlot = Int(libevdev_get_current_slot(evdev))
+        // libevdev gives 0 for a code the device lacks: without tracking ids no slot is down.
+        let tracked = libevdev_has_event_code(evdev, UInt32(EV_ABS), UInt32(ABS_MT_TRACKING_ID)) != 0
+        slots = (0..<UInt32(slotCount)).map { slot in
+            func value(_ code: Int32) -> Int32 { libevdev_get_slot_value(evdev, slot, UInt32(code)) }
+            return Slot(
+                trackingID: tracked ? value(ABS_MT_TRACKING_ID) : -1,
+                x: value(ABS_MT_POSITION_X), y: value(ABS_MT_POSITION_Y),
+                toolType: value(ABS_MT_TOOL_TYPE), touchMajor: value(ABS_MT_TOUCH_MAJOR))
+        }
     }
 }
 

@@ -38,6 +38,14 @@ public final class ProtocolAConverter {
         convertedDescription = converted
     }
 
+    /// The state at open of the converted stream. mtdev starts empty, at slot 0, so a
+    /// finger already down comes out as a new contact: only `BTN_TOUCH` (all the kernel
+    /// keeps for protocol A) carries over, and `TouchState` then holds every contact mtdev
+    /// reports until all have lifted once. A device without `BTN_TOUCH` cannot say.
+    public static func convertedState(_ state: DeviceStateAtOpen) -> DeviceStateAtOpen {
+        DeviceStateAtOpen(touching: state.touching, toolFingerCount: state.toolFingerCount)
+    }
+
     // mtdev_delete frees only the handle; mtdev_close frees the state mtdev_init allocated
     // (about 20 KB). Deleting alone leaked that for every protocol A device ever added.
     deinit { mtdev_close_delete(handle) }

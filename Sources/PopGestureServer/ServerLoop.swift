@@ -98,12 +98,12 @@ final class ServerLoop {
 
     func addDevice(
         key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration
+        configuration: DeviceConfiguration, atOpen stateAtOpen: DeviceStateAtOpen?
     ) throws(InputError) -> DeviceID {
         do {
             let (id, actions) = try state.deviceAdded(
                 key: key, path: path, name: name, description: description,
-                configuration: configuration, at: clock())
+                configuration: configuration, atOpen: stateAtOpen, at: clock())
             run(actions)
             return id
         } catch {

@@ -305,19 +305,20 @@ public struct ServerState {
     // MARK: - Devices
 
     /// A device appeared. `key` is the daemon's; `path` and `name` are for `status`, and so is
-    /// `configuration.kind`, the one kind the engine uses too.
+    /// `configuration.kind`, the one kind the engine uses too. `state` is what the kernel held
+    /// at open (see ``EngineFeed/addDevice(_:configuration:atOpen:)``).
     /// Adding a key that is already present replaces that device.
     /// Throws when a protocol A device's converter cannot be set up.
     public mutating func deviceAdded(
         key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration = .init(), at time: Timestamp
+        configuration: DeviceConfiguration = .init(), atOpen state: DeviceStateAtOpen? = nil, at time: Timestamp
     ) throws(InputError) -> (device: DeviceID, actions: [ServerAction]) {
         var actions: [ServerAction] = []
         if devices[key] != nil {
             logger.error("bug: device key \(key) added twice; replacing it")
             actions = deviceRemoved(key: key, at: time)
         }
-        let id = try feed.addDevice(description, configuration: configuration)
+        let id = try feed.addDevice(description, configuration: configuration, atOpen: state)
         devices[key] = Device(key: key, id: id, path: path, name: name, kind: configuration.kind)
         logger.debug("device key \(key) is \(id): \(path), \(name), \(configuration.kind.rawValue)")
         return (id, actions)

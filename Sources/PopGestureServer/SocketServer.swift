@@ -163,18 +163,20 @@ public final class SocketServer: Sendable {
     // MARK: - Devices and input
 
     /// Adds a device. `key` is the daemon's own (anything unique while the device is
-    /// present); `path`, `name` and `configuration.kind` are shown by `status`. Protocol A devices
+    /// present); `path`, `name` and `configuration.kind` are shown by `status`; `state` is what
+    /// the kernel held at open (``EvdevDevice/stateAtOpen``). Protocol A devices
     /// are converted with mtdev. The future fails with `InputError` when that cannot
     /// be set up; it need not be awaited before ``feed(key:events:)``.
     @discardableResult
     public func addDevice(
         key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration = DeviceConfiguration()
+        configuration: DeviceConfiguration = DeviceConfiguration(), atOpen state: DeviceStateAtOpen? = nil
     ) -> EventLoopFuture<DeviceID> {
         let loop = self.loop
         return eventLoop.submit {
             try loop.value.addDevice(
-                key: key, path: path, name: name, description: description, configuration: configuration)
+                key: key, path: path, name: name, description: description, configuration: configuration,
+                atOpen: state)
         }
     }
 

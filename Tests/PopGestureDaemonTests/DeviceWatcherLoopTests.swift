@@ -10,7 +10,8 @@ import Testing
     struct NoSink: InputSink {
         func deviceAdded(
             key: Int, path: String, name: String, description: DeviceDescription,
-            configuration: DeviceConfiguration, ifRefused: @escaping @Sendable (String) -> Void
+            configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen,
+            ifRefused: @escaping @Sendable (String) -> Void
         ) {}
         func deviceRemoved(key: Int) {}
         func received(_ events: [InputEvent], fromDevice key: Int, inFlight: FramesInFlight) { inFlight.handled() }

@@ -84,29 +84,6 @@ import Testing
         #expect(description.slotCount == 5)
     }
 
-    @Test func contactsDownAreCountedPerSlot() throws {
-        let count = try Self.withDevice { evdev in
-            Self.makeTouchscreen(evdev)
-            libevdev_set_slot_value(evdev, 2, UInt32(ABS_MT_TRACKING_ID), 40)
-            libevdev_set_slot_value(evdev, 7, UInt32(ABS_MT_TRACKING_ID), 41)
-            return EvdevDevice.activeContactCount(evdev)
-        }
-        #expect(count == 2)
-    }
-
-    @Test func aSingleTouchDeviceCountsBtnTouch() throws {
-        let (up, down) = try Self.withDevice { evdev in
-            Self.enable(evdev, key: BTN.touch)
-            Self.enable(evdev, abs: ABS.x, AbsoluteAxis(minimum: 0, maximum: 1023))
-            Self.enable(evdev, abs: ABS.y, AbsoluteAxis(minimum: 0, maximum: 767))
-            let up = EvdevDevice.activeContactCount(evdev)
-            libevdev_set_event_value(evdev, UInt32(EV_KEY), UInt32(BTN.touch), 1)
-            return (up, EvdevDevice.activeContactCount(evdev))
-        }
-        #expect(up == 0)
-        #expect(down == 1)
-    }
-
     @Test func kernelEventsKeepTheirTimestamp() {
         var raw = input_event()
         raw.time.tv_sec = 1234

@@ -317,3 +317,16 @@ start_monitor() {
     vmctl wait-observers 1 --timeout 60 || { cat "$WORK/$1.err" >&2 || true
         fail "popgesturectl monitor never subscribed (no observer in status)"; }
 }
+
+# ---------------------------------------------------------------- held fingers
+
+# expect_one_back_from SWIPE BEGAN: plays the evemu file SWIPE into $DEV_NODE, which must
+# give the owner exactly one back (the first of the scenario), with BEGAN pop-began in
+# all seen by the observer "watch".
+expect_one_back_from() {
+    play "$DEV_NODE" "$1"
+    wait_for 30 "the swipe's back" has_event "$WORK/owner.out" back
+    sleep 2  # anything phantom would show up now
+    expect_events "$WORK/owner.out" back 1
+    expect_events "$WORK/watch.out" pop-began "$2"
+}

@@ -79,7 +79,7 @@ public struct GestureEngine: Sendable {
     public private(set) var navigation = NavigationState()
     private var arbiter: PopArbiter
     /// Indexed by `DeviceID.rawValue`; a removed device leaves nil until a new device
-    /// takes its slot (``addDevice(_:configuration:)`` reuses the lowest free one), and
+    /// takes its slot (``addDevice(_:configuration:atOpen:)`` reuses the lowest free one), and
     /// trailing nils are dropped, so the array never outgrows the most devices present
     /// at once. Mutated in place, so that a frame never copies a device's buffers.
     private var devices: ContiguousArray<Device?> = []
@@ -123,7 +123,12 @@ public struct GestureEngine: Sendable {
     /// The id is the lowest one no present device has, so a removed device's id is
     /// reused; the new device starts with state of its own (touches, pan, frame count).
     /// Its kind is `configuration.kind`, whatever the description's bits look like.
-    public mutating func addDevice(_ description: DeviceDescription, configuration: DeviceConfiguration = .init()) -> DeviceID {
+    /// Its touches start from `state`, what the kernel held at open (nil: nothing down);
+    /// contacts down then never start a pan.
+    public mutating func addDevice(
+        _ description: DeviceDescription, configuration: DeviceConfiguration = .init(),
+        atOpen state: DeviceStateAtOpen? = nil
+    ) -> DeviceID {
         let index = devices.firstIndex(where: { $0 == nil }) ?? devices.endIndex
         let id = DeviceID(index)
         let kind = configuration.kind
@@ -136,7 +141,7 @@ public struct GestureEngine: Sendable {
         deviceLogger[metadataKey: "device"] = "\(id.rawValue)"
         let device = Device(
             description: description,
-            touches: TouchState(device: description),
+            touches: TouchState(device: description, atOpen: state),
             pans: PanRecognizer(device: description, settings: pan, transform: transform, logger: deviceLogger),
             surface: surface)
         if index == devices.endIndex { devices.append(device) } else { devices[index] = device }

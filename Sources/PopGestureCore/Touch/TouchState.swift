@@ -13,6 +13,9 @@ public struct Contact: Sendable, Equatable {
         /// The contact vanished in a resync after `SYN_DROPPED`: its end was never seen,
         /// so it must not count as a release.
         case cancelled
+        /// Down since before the device was opened, or landed while such a contact was
+        /// down: its landing was never seen, so it is ignored (never a finger) until it lifts.
+        case held
     }
 
     public internal(set) var phase: Phase = .inactive
@@ -68,15 +71,47 @@ public struct TouchState: Sendable {
 
     private var currentSlot = 0
     private var resyncing = false
-    private var nextSyntheticTrackingID: Int32 = 0
+    /// Contacts were down at open and not all have lifted since: new contacts are held too.
+    private var holding = false
+    private var syntheticTrackingIDs: Int32 = 0
     /// Events for slots beyond the tracked count (the declared count, at most
     /// `DeviceDescription.maximumTrackedSlots`), which some firmware sends. Saturates.
     public private(set) var ignoredSlotEvents = 0
 
-    public init(device: DeviceDescription) {
+    /// Starts from `state`, what the kernel held when the device was opened; nil when
+    /// unknown (a recording), taken as nothing down and the first slot current.
+    public init(device: DeviceDescription, atOpen state: DeviceStateAtOpen? = nil) {
         touchProtocol = device.touchProtocol
         contacts = ContiguousArray(repeating: Contact(), count: max(1, device.slotCount))
         currentSlot = Int(device.axes[ABS.mtSlot]?.minimum ?? 0)
+        if let state { seed(state) }
+    }
+
+    /// Events carry only changes, so they apply on top of the state at open: the current
+    /// slot, and every slot's values (a slot's next contact keeps the values it does not
+    /// resend). Contacts down now are held until they lift, as libinput ignores them.
+    private mutating func seed(_ state: DeviceStateAtOpen) {
+        toolFingerCount = state.toolFingerCount
+        holding = state.hasContactsDown
+        if touchProtocol == .singleTouch {
+            contacts[0].x = state.x
+            contacts[0].y = state.y
+            if state.touching { hold(0, trackingID: nextSyntheticTrackingID()) }
+            return
+        }
+        currentSlot = state.currentSlot
+        for (slot, values) in zip(contacts.indices, state.slots) {
+            contacts[slot].x = values.x
+            contacts[slot].y = values.y
+            contacts[slot].toolType = values.toolType
+            contacts[slot].touchMajor = values.touchMajor
+            if values.trackingID >= 0 { hold(slot, trackingID: values.trackingID) }
+        }
+    }
+
+    private mutating func hold(_ slot: Int, trackingID: Int32) {
+        contacts[slot].phase = .held
+        contacts[slot].trackingID = trackingID
     }
 
     /// Feeds one event. Returns `.frame` on `SYN_REPORT`.
@@ -114,7 +149,7 @@ public struct TouchState: Sendable {
             case .began: contacts[i].phase = .down
             case .ended, .cancelled:
                 contacts[i].phase = .inactive
-            case .inactive, .down: break
+            case .inactive, .down, .held: break
             }
         }
     }
@@ -165,9 +200,15 @@ public struct TouchState: Sendable {
         let endPhase: Contact.Phase = resyncing ? .cancelled : .ended
         if id < 0 {
             if contacts[slot].isDown { contacts[slot].phase = endPhase }
+            // A held contact was never a finger: its lift is no release.
+            if contacts[slot].phase == .held { contacts[slot].phase = .inactive }
             return
         }
-        if contacts[slot].isDown && contacts[slot].trackingID == id { return }
+        if contacts[slot].isDown || contacts[slot].phase == .held, contacts[slot].trackingID == id { return }
+        if holding {
+            hold(slot, trackingID: id)
+            return
+        }
         // A new id in a slot that was still down replaces its finger; the pan layer
         // notices the changed tracking id and treats the old finger as gone.
         contacts[slot].phase = .began
@@ -192,12 +233,18 @@ public struct TouchState: Sendable {
     private mutating func handleKey(_ code: UInt16, _ value: Int32) {
         switch code {
         case BTN.touch where touchProtocol == .singleTouch:
-            if value != 0 && !contacts[0].isDown {
-                contacts[0].phase = .began
-                contacts[0].trackingID = nextSyntheticTrackingID
-                nextSyntheticTrackingID &+= 1
+            if value != 0 && !contacts[0].isDown && contacts[0].phase != .held {
+                let id = nextSyntheticTrackingID()
+                if holding {
+                    hold(0, trackingID: id)
+                } else {
+                    contacts[0].phase = .began
+                    contacts[0].trackingID = id
+                }
             } else if value == 0 && contacts[0].isDown {
                 contacts[0].phase = resyncing ? .cancelled : .ended
+            } else if value == 0 && contacts[0].phase == .held {
+                contacts[0].phase = .inactive
             }
         case BTN.toolFinger: setToolFingers(1, value)
         case BTN.toolDoubleTap: setToolFingers(2, value)
@@ -207,6 +254,11 @@ public struct TouchState: Sendable {
         default:
             break
         }
+    }
+
+    private mutating func nextSyntheticTrackingID() -> Int32 {
+        defer { syntheticTrackingIDs &+= 1 }
+        return syntheticTrackingIDs
     }
 
     private mutating func setToolFingers(_ count: Int, _ value: Int32) {
@@ -223,6 +275,8 @@ public struct TouchState: Sendable {
     private mutating func completeFrame() -> Bool {
         let wasResync = resyncing
         resyncing = false
+        // Holding ends with the first frame in which no held contact is left.
+        if holding && !contacts.contains(where: { $0.phase == .held }) { holding = false }
         return wasResync
     }
 }
