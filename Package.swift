@@ -92,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "popgestured",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureDaemon",
+                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureRecording", "PopGestureDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
