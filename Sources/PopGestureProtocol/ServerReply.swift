@@ -5,8 +5,8 @@ public enum ServerReply: Sendable, Hashable {
     case hello(version: Int64, server: String, client: Int64)
     /// The request (named by its type) was carried out.
     case ok(request: String)
-    /// The request was refused; it changed nothing. `id` of the error is not used here
-    /// (the message carries it).
+    /// The request was refused; it changed nothing. The error's own `id` is not written:
+    /// the echoed id travels in `ServerMessage.reply` (`ServerMessage.error(_:)` moves it there).
     case error(ProtocolError)
     case stack(Stack)
     case status(Status)

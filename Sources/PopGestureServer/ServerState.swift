@@ -383,9 +383,9 @@ public struct ServerState {
         if case .hello(let versions, let name) = request {
             guard let version = ProtocolVersion.negotiate(offered: versions, supported: Self.supportedVersions) else {
                 let list = { (versions: [Int64]) in versions.map(String.init).joined(separator: ", ") }
+                let offered = versions.count == 1 ? "version \(versions[0]) is" : "versions \(list(versions)) are"
                 refuse(
-                    .unsupportedVersion,
-                    "protocol version \(list(versions)) is not supported; supported: \(list(Self.supportedVersions))",
+                    .unsupportedVersion, "protocol \(offered) not supported; supported: \(list(Self.supportedVersions))",
                     supportedVersions: Self.supportedVersions)
                 return
             }
@@ -417,7 +417,7 @@ public struct ServerState {
             ok()
         case .create, .push, .pop, .replace, .update, .settle, .front, .remove:
             do {
-                try feed.engine.perform(request.navigation!, from: client, at: time)
+                try feed.engine.perform(request.navigation!, from: client, at: time)  // non-nil for these cases
                 ok()
             } catch {
                 refuse(error.code, error.message)

@@ -137,7 +137,7 @@ struct ServerStateTests {
         var h = Harness()
         let client = h.connect(greeted: false)
         #expect(h.reply(#"{"type":"hello","versions":[2,3],"id":1}"#, from: client)
-            == #"{"type":"error","code":"unsupported-version","message":"protocol version 2, 3 is not supported; supported: 1","request":"hello","supported":[1],"id":1}"#)
+            == #"{"type":"error","code":"unsupported-version","message":"protocol versions 2, 3 are not supported; supported: 1","request":"hello","supported":[1],"id":1}"#)
         #expect(h.state.clients[client]?.greeted == false)
         #expect(h.state.clients[client]?.version == nil)
         // Not greeted: the next request still needs hello.
