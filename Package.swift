@@ -48,8 +48,10 @@ let package = Package(
                 .product(name: "RealModule", package: "swift-numerics"),
             ]),
 
-        // The wire's JSON codec and the protocol's limits. Depends on nothing (no Foundation,
-        // no engine), so the daemon and popgesturectl share it.
+        // The protocol: typed requests, replies and events, their one encoder and decoder
+        // each, version negotiation, on a bounded JSON codec with the protocol's limits.
+        // Depends on nothing (no Foundation, no engine), so the daemon, popgesturectl and
+        // client libraries share it.
         .target(name: "PopGestureProtocol"),
 
         // The only module that talks to the C input stack: libevdev, mtdev, libudev.
@@ -90,7 +92,7 @@ let package = Package(
         .executableTarget(
             name: "popgestured",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureDaemon",
+                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureRecording", "PopGestureDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -104,7 +106,7 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
-        .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore"]),
+        .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore", "PopGestureProtocol"]),
         .testTarget(name: "PopGestureProtocolTests", dependencies: ["PopGestureProtocol"]),
         .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore", "CEvdev"]),
         .testTarget(
@@ -116,7 +118,7 @@ let package = Package(
         .testTarget(
             name: "PopGestureServerTests",
             dependencies: [
-                "PopGestureServer", "PopGestureCore",
+                "PopGestureServer", "PopGestureCore", "PopGestureProtocol",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

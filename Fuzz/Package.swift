@@ -15,7 +15,7 @@ let package = Package(
         .target(name: "FuzzDriver"),
         .executableTarget(
             name: "FuzzRequestParser",
-            dependencies: ["FuzzDriver", .product(name: "PopGestureServer", package: "popgestured")]),
+            dependencies: ["FuzzDriver", .product(name: "PopGestureProtocol", package: "popgestured")]),
         .executableTarget(
             name: "FuzzRecordings",
             dependencies: [

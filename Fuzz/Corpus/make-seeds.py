@@ -16,7 +16,7 @@ def write(target, name, data):
         f.write(data if isinstance(data, bytes) else data.encode())
 
 
-# --- FuzzRequestParser: one request line each.
+# --- FuzzRequestParser: one line each, a request or a daemon message.
 requests = {
     "hello": '{"type":"hello","version":1,"name":"files","id":7}',
     "subscribe": '{"type":"subscribe"}',
@@ -26,6 +26,12 @@ requests = {
     "pop": '{"type":"pop","navigator":"n","animated":false,"id":1.5}',
     "numbers": '{"type":"hello","version":1e400,"id":-0.0}',
     "escapes": '{"type":"hello","name":"\\u00e9\\ud83d\\ude00\\n","version":1}',
+    "hello-versions": '{"type":"hello","version":1,"versions":[1,2,-3]}',
+    # The daemon's lines: the same target decodes each input as a message too.
+    "reply-status": '{"type":"status","version":1,"devices":[{"device":0,"name":"t","path":"/dev/input/event5","kind":"touchscreen"}],"deviceCount":2,"navigators":[],"navigatorCount":0,"clients":[{"client":3,"pid":1,"uid":0,"gid":0,"observer":true}],"clientCount":1,"truncated":true,"id":2}',
+    "reply-error": '{"type":"error","code":"unsupported-version","message":"m","request":"hello","supported":[1],"id":"h"}',
+    "event-pop-began": '{"type":"pop-began","navigator":"main","page":"detail","progress":0.018,"time_us":1000010000}',
+    "event-rejected": '{"type":"rejected","reason":"too-steep","device":0,"time_us":1000020000}',
 }
 # Issue 7 defect 1: 513 '[' (or 512 '{"a":' and a '[') killed the daemon inside Foundation's
 # JSON parser. Kept as seeds, and in Tests/Fixtures/fuzz-regressions/FuzzRequestParser/.

@@ -72,6 +72,20 @@ public enum JSONValue: Hashable, Sendable {
     }
 }
 
+extension JSONValue {
+    /// A finite Double as a number (an integer when it is one, so `12.0` is written `12`);
+    /// null when not finite, which JSON cannot write.
+    public init(_ value: Double) {
+        if value.rounded() == value, abs(value) < 1e15 {
+            self = .integer(Int64(value))
+        } else if let number = JSONNumber(value) {
+            self = .number(number)
+        } else {
+            self = .null
+        }
+    }
+}
+
 /// A number that is not an Int64 integer, kept as written so it is written back unchanged.
 public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
     /// The literal, always valid RFC 8259 number syntax.

@@ -30,6 +30,10 @@ public enum ProtocolLimits {
     /// against every zone of the front page, so this bounds that work.
     public static let maximumExclusionZonesPerPage = 16
 
+    /// `hello`'s `versions` offers at most 16 versions, else `too-many`: far more than
+    /// a protocol will ever have, and the list is echoed nowhere.
+    public static let maximumOfferedVersions = 16
+
     /// Client text quoted in an error message (a duplicated key, an unknown type) is cut
     /// to 64 bytes of UTF-8, so that an error reply stays small whatever the line held.
     public static let maximumQuotedBytes = 64

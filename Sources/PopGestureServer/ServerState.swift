@@ -1,6 +1,7 @@
 import Logging
 import PopGestureCore
 import PopGestureInput
+import PopGestureProtocol
 
 /// What the I/O layer must do after the server state took an input.
 public enum ServerAction: Sendable, Hashable {
@@ -21,8 +22,11 @@ public enum ServerAction: Sendable, Hashable {
 /// included, to each observer; a client that is both gets each line once. A reply
 /// comes before the events its request caused.
 public struct ServerState {
-    /// The protocol version this server speaks (`hello`).
-    public static let protocolVersion: Int64 = 1
+    /// The protocol versions this server speaks, lowest first; `hello` agrees on one
+    /// (`ProtocolVersion.negotiate`). Default: every version the protocol module has.
+    public static let supportedVersions = ProtocolVersion.supported
+    /// The version `status` reports: the newest this server speaks.
+    public static var protocolVersion: Int64 { supportedVersions.last! }
     /// The `"server"` of the `hello` reply.
     public static let serverName = "popgestured"
     /// A `status` reply lists at most 64 devices, 64 navigators and 64 clients; the
@@ -44,6 +48,8 @@ public struct ServerState {
         public let id: ClientID
         /// From `hello`; nil until then, or when it gave none.
         public internal(set) var name: String?
+        /// The protocol version `hello` agreed on; nil until then.
+        public internal(set) var version: Int64?
         /// Nil when the transport has none (tests).
         public let credentials: PeerCredentials?
         /// Whether `hello` was accepted; nothing else is before it.
@@ -140,7 +146,7 @@ public struct ServerState {
     }
 
     private func refusal(_ client: ClientID, _ code: ProtocolError.Code, _ message: String) -> [ServerAction] {
-        [.send(client, line: Reply.error(ProtocolError(code, message))), .close(client, reason: message)]
+        [.send(client, line: MessageCodec.encode(ProtocolError(code, message))), .close(client, reason: message)]
     }
 
     /// One line from a client, without its newline.
@@ -156,10 +162,10 @@ public struct ServerState {
         if line.allSatisfy(Self.isWhitespace) { return [] }  // a stray Enter in socat
         let request: IdentifiedRequest
         do {
-            request = try RequestParser.parse(line)
+            request = try RequestCodec.decode(line)
         } catch {
             logger.debug("\(client): \(error.request ?? "request") refused, \(error)")
-            return [.send(client, line: Reply.error(error))]
+            return [.send(client, line: MessageCodec.encode(error))]
         }
         var actions: [ServerAction] = []
         perform(request, from: client, at: time, into: &actions)
@@ -173,7 +179,7 @@ public struct ServerState {
         logger.debug("\(client): a line over \(maximumLength) bytes, discarded")
         let error = ProtocolError(
             .lineTooLong, "a line is limited to \(maximumLength) bytes; the rest of this one was discarded")
-        return [.send(client, line: Reply.error(error))]
+        return [.send(client, line: MessageCodec.encode(error))]
     }
 
     /// The input stopped inside a line: its `\n` is due within ``ServerLimits/lineTimeout``
@@ -229,11 +235,11 @@ public struct ServerState {
             guard let client = clients[id], let due = deadline(of: client), due <= time else { continue }
             if !client.greeted && client.connectedAt + limits.helloTimeout <= time {
                 let message = "no hello within \(limits.helloTimeout); closing"
-                actions.append(.send(id, line: Reply.error(ProtocolError(.helloRequired, message))))
+                actions.append(.send(id, line: MessageCodec.encode(ProtocolError(.helloRequired, message))))
                 disconnect(id, reason: message, at: time, into: &actions)
             } else {
                 let message = "a line was not finished within \(limits.lineTimeout); closing"
-                actions.append(.send(id, line: Reply.error(ProtocolError(.lineTimeout, message))))
+                actions.append(.send(id, line: MessageCodec.encode(ProtocolError(.lineTimeout, message))))
                 disconnect(id, reason: message, at: time, into: &actions)
             }
         }
@@ -367,31 +373,34 @@ public struct ServerState {
         _ identified: IdentifiedRequest, from client: ClientID, at time: Timestamp, into actions: inout [ServerAction]
     ) {
         let request = identified.request, id = identified.id
-        func reply(_ line: String) { actions.append(.send(client, line: line)) }
-        func refuse(_ code: String, _ message: String) {
+        func reply(_ reply: ServerReply) { actions.append(.send(client, line: MessageCodec.encode(reply, id: id))) }
+        func refuse(_ code: ProtocolError.Code, _ message: String, supportedVersions: [Int64]? = nil) {
             logger.debug("\(client): \(request.type) refused, \(code): \(message)")
-            reply(Reply.error(code: code, message: message, request: request.type, id: id))
+            reply(.error(ProtocolError(code, message, request: request.type, supportedVersions: supportedVersions)))
         }
         func ok() {
             logger.debug("\(client): \(request.type) ok")
-            reply(Reply.ok(request.type, id: id))
+            reply(.ok(request: request.type))
         }
 
-        if case .hello(let version, let name) = request {
-            guard version == Self.protocolVersion else {
-                refuse(ProtocolError.Code.unsupportedVersion.rawValue,
-                       "protocol version \(version) is not supported; supported: \(Self.protocolVersion)")
+        if case .hello(let versions, let name) = request {
+            guard let version = ProtocolVersion.negotiate(offered: versions, supported: Self.supportedVersions) else {
+                let list = { (versions: [Int64]) in versions.map(String.init).joined(separator: ", ") }
+                let offered = versions.count == 1 ? "version \(versions[0]) is" : "versions \(list(versions)) are"
+                refuse(
+                    .unsupportedVersion, "protocol \(offered) not supported; supported: \(list(Self.supportedVersions))",
+                    supportedVersions: Self.supportedVersions)
                 return
             }
             clients[client]?.greeted = true
             clients[client]?.name = name
-            logger.debug("\(client): hello, \(name.map { "\"\($0)\"" } ?? "no name")")
-            reply(Reply.hello(version: Self.protocolVersion, server: Self.serverName, client: client, id: id))
+            clients[client]?.version = version
+            logger.debug("\(client): hello, protocol \(version), \(name.map { "\"\($0)\"" } ?? "no name")")
+            reply(.hello(version: version, server: Self.serverName, client: Int64(client.rawValue)))
             return
         }
         guard clients[client]?.greeted == true else {
-            refuse(ProtocolError.Code.helloRequired.rawValue,
-                   "the first request must be {\"type\":\"hello\",\"version\":\(Self.protocolVersion)}")
+            refuse(.helloRequired, "the first request must be {\"type\":\"hello\",\"version\":\(Self.protocolVersion)}")
             return
         }
 
@@ -409,85 +418,75 @@ public struct ServerState {
             clients[client]?.observer = false
             observers.removeAll { $0 == client }
             ok()
-        case .navigation(let navigation):
+        case .create, .push, .pop, .replace, .update, .settle, .front, .remove:
             do {
-                try feed.engine.perform(navigation, from: client, at: time)
+                try feed.engine.perform(request.navigation!, from: client, at: time)  // non-nil for these cases
                 ok()
             } catch {
-                refuse(error.code.rawValue, error.message)
+                refuse(error.code, error.message)
             }
         case .configure(let navigator, let layout, let bar):
             // Keys left out keep the navigator's current values.
             let current = feed.engine.navigation.navigators[navigator]
             let resolved = NavigationRequest.configure(
-                navigator: navigator, layout: layout ?? current?.layout,
+                navigator: navigator, layout: layout.map(LayoutDirection.init) ?? current?.layout,
                 barFollowsTopPage: bar ?? current?.barFollowsTopPage ?? true)
             do {
                 try feed.engine.perform(resolved, from: client, at: time)
                 ok()
             } catch {
-                refuse(error.code.rawValue, error.message)
+                refuse(error.code, error.message)
             }
         case .stack(let navigator):
             guard let nav = feed.engine.navigation.navigators[navigator] else {
-                refuse(NavigationError.Code.unknownNavigator.rawValue, "no navigator \"\(navigator)\"")
+                refuse(.unknownNavigator, "no navigator \"\(navigator)\"")
                 return
             }
-            reply(Reply.stack(
-                nav, front: feed.engine.navigation.front?.id == nav.id,
-                transitioning: nav.isTransitioning(at: time), id: id))
+            reply(.stack(ServerReply.Stack(
+                navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: nav.pages.map(\.id),
+                front: feed.engine.navigation.front?.id == nav.id, transitioning: nav.isTransitioning(at: time))))
         case .status:
-            reply(statusReply(id: id))
+            reply(.status(status))
         }
     }
 
     /// Capped: see ``maximumStatusEntries`` and ``maximumStatusListBytes``.
-    private func statusReply(id: RequestID?) -> String {
-        let devices = Self.statusList(self.devices.values.sorted { $0.id.rawValue < $1.id.rawValue }) { device in
-            var out = JSONObjectWriter()
-            out.integer("device", Int64(device.id.rawValue))
-            out.string("name", device.name)
-            out.string("path", device.path)
-            out.string("kind", device.kind.rawValue)
-            return out.finish()
+    private var status: ServerReply.Status {
+        let devices = self.devices.values.sorted { $0.id.rawValue < $1.id.rawValue }.map { device in
+            ServerReply.Status.Device(
+                device: Int64(device.id.rawValue), name: device.name, path: device.path, kind: device.kind.rawValue)
         }
         let navigation = feed.engine.navigation
-        let navigators = Self.statusList(navigation.navigators.values.sorted { $0.id < $1.id }) { nav in
-            var out = JSONObjectWriter()
-            out.string("navigator", nav.id)
-            out.integer("owner", Int64(nav.owner.rawValue))
-            out.integer("pages", Int64(nav.depth))
-            out.bool("front", navigation.front?.id == nav.id)
-            return out.finish()
+        let navigators = navigation.navigators.values.sorted { $0.id < $1.id }.map { nav in
+            ServerReply.Status.Navigator(
+                navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: Int64(nav.depth),
+                front: navigation.front?.id == nav.id)
         }
-        let clients = Self.statusList(self.clients.values.sorted { $0.id < $1.id }) { client in
-            var out = JSONObjectWriter()
-            out.integer("client", Int64(client.id.rawValue))
-            if let name = client.name { out.string("name", name) }
-            if let credentials = client.credentials {
-                out.integer("pid", Int64(credentials.pid))
-                out.integer("uid", Int64(credentials.uid))
-                out.integer("gid", Int64(credentials.gid))
-            }
-            out.bool("observer", client.observer)
-            return out.finish()
+        let clients = self.clients.values.sorted { $0.id < $1.id }.map { client in
+            ServerReply.Status.Client(
+                client: Int64(client.id.rawValue), name: client.name,
+                credentials: client.credentials.map {
+                    ServerReply.Status.Credentials(pid: Int64($0.pid), uid: Int64($0.uid), gid: Int64($0.gid))
+                },
+                observer: client.observer)
         }
-        return Reply.status(
-            version: Self.protocolVersion, devices: devices, navigators: navigators, clients: clients, id: id)
+        return ServerReply.Status(
+            version: Self.protocolVersion,
+            devices: Self.listed(devices, encode: MessageCodec.encodeStatusEntry), deviceCount: Int64(devices.count),
+            navigators: Self.listed(navigators, encode: MessageCodec.encodeStatusEntry),
+            navigatorCount: Int64(navigators.count),
+            clients: Self.listed(clients, encode: MessageCodec.encodeStatusEntry), clientCount: Int64(clients.count))
     }
 
-    /// The first items of a `status` list that fit both caps, encoded, and how many there are.
-    private static func statusList<Item>(
-        _ items: [Item], encode: (Item) -> String
-    ) -> Reply.StatusList {
-        var listed: [String] = [], bytes = 0
-        for item in items.prefix(maximumStatusEntries) {
-            let entry = encode(item)
-            bytes += entry.utf8.count + 1
+    /// The first entries of a `status` list that fit both caps.
+    private static func listed<Entry>(_ entries: [Entry], encode: (Entry) -> JSONValue) -> [Entry] {
+        var listed: [Entry] = [], bytes = 0
+        for entry in entries.prefix(maximumStatusEntries) {
+            bytes += encode(entry).text.utf8.count + 1
             guard bytes <= maximumStatusListBytes else { break }
             listed.append(entry)
         }
-        return Reply.StatusList(entries: listed, count: items.count)
+        return listed
     }
 
     // MARK: - Routing

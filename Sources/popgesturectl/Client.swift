@@ -1,3 +1,5 @@
+import PopGestureProtocol
+
 /// The request/reply layer over a `Connection`: `hello`, numbered requests, and
 /// events that arrive while a reply is awaited.
 ///
@@ -14,14 +16,14 @@ final class Client {
     /// wedged daemon or something else listening on the socket.
     static let replyTimeout: Duration = .seconds(10)
 
-    /// The reply types of protocol 1; any other `type` is an event.
-    static let replyTypes: Set<String> = ["hello", "ok", "error", "stack", "status"]
-
-    /// A reply: parsed, and the line as it came for `--json`.
+    /// A reply: decoded, and the line as it came for `--json`.
     struct Reply {
-        var message: JSON
+        var message: ServerReply
         var line: String
-        var isError: Bool { message.type == "error" }
+        var error: ProtocolError? {
+            if case .error(let error) = message { error } else { nil }
+        }
+        var isError: Bool { error != nil }
     }
 
     /// Why a command stops before its reply arrived.
@@ -47,50 +49,44 @@ final class Client {
             throw CtlFailure(error.description, exitCode: .cannotConnect)
         }
         let client = Client(connection: connection, readingCommands: readingCommands, signals: signals)
-        let hello = try client.request(
-            .object(["type": .string("hello"), "version": .integer(1), "name": .string(name)]), onLine: onLine)
-        if hello.isError { throw CtlFailure("popgestured refused hello: \(hello.message.errorSummary)", exitCode: .errorReply) }
+        let hello = try client.request(.hello(versions: ProtocolVersion.supported, name: name), onLine: onLine)
+        if let error = hello.error { throw CtlFailure("popgestured refused hello: \(error.summary)", exitCode: .errorReply) }
         return (client, hello)
     }
 
     /// Sends `request` and throws `CtlFailure` (exit 1) on an error reply.
     @discardableResult
-    func requireOK(_ request: JSON, onLine: (String) -> Void) throws -> Reply {
+    func requireOK(_ request: ClientRequest, onLine: (String) -> Void) throws -> Reply {
         let reply = try self.request(request, onLine: onLine)
-        if reply.isError {
-            throw CtlFailure("\(request.type ?? "request"): \(reply.message.errorSummary)", exitCode: .errorReply)
+        if let error = reply.error {
+            throw CtlFailure("\(request.type): \(error.summary)", exitCode: .errorReply)
         }
         return reply
     }
 
-    /// Sends `request` (an object with `"type"` first) with a fresh `id` and returns the
-    /// reply, handing every other line to `onLine` as it arrives. An error reply is
-    /// returned, not thrown, so a session can go on.
+    /// Sends `request` with a fresh `id` and returns the reply, handing every other line
+    /// to `onLine` as it arrives. An error reply is returned, not thrown, so a session can go on.
     @discardableResult
-    func request(_ request: JSON, onLine: (String) -> Void) throws -> Reply {
-        guard case .object(var object) = request else { preconditionFailure("a request is an object") }
+    func request(_ request: ClientRequest, onLine: (String) -> Void) throws -> Reply {
         let id = nextID
         nextID += 1
-        object["id"] = .integer(id)
-        try connection.send(JSON.object(object).text)
+        try connection.send(RequestCodec.encode(IdentifiedRequest(request, id: .integer(id))))
 
         let deadline = ContinuousClock.now + Self.replyTimeout
         while true {
             switch try waiter.next(until: deadline) {
             case .daemon(let line):
-                guard let message = try? JSON(parsing: line), let type = message["type"]?.string,
-                      Self.replyTypes.contains(type)
-                else {
-                    onLine(line)
+                guard case .reply(let reply, let echoed)? = try? MessageCodec.decode(line) else {
+                    onLine(line)  // an event, or a line this version cannot read
                     continue
                 }
                 // A reply to an earlier, abandoned request is shown, not mistaken for ours.
-                if let echoed = message["id"], echoed != .integer(id) {
+                if let echoed, echoed != .integer(id) {
                     onLine(line)
                     continue
                 }
-                if type == "hello", let number = message["client"]?.integer { self.number = number }
-                return Reply(message: message, line: line)
+                if case .hello(_, _, let number) = reply { self.number = number }
+                return Reply(message: reply, line: line)
             case .daemonClosed:
                 throw Interruption.daemonClosed
             case .stop:
@@ -106,19 +102,9 @@ final class Client {
     }
 }
 
-extension JSON {
-    /// A request with no fields but its type and, when given, its navigator.
-    static func request(_ type: String, navigator: String? = nil) -> JSON {
-        .object(["type": .string(type), "navigator": navigator.map(JSON.string)])
-    }
-
-    /// `"type"` of a message, or nil when it has none.
-    var type: String? { self["type"]?.string }
-
+extension ProtocolError {
     /// `code: message` of an error reply, for stderr.
-    var errorSummary: String {
-        let code = self["code"]?.string ?? "error"
-        guard let message = self["message"]?.string, !message.isEmpty else { return code }
-        return "\(code): \(message)"
+    var summary: String {
+        message.isEmpty ? code.rawValue : "\(code): \(message)"
     }
 }

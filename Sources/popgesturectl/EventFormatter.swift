@@ -1,3 +1,5 @@
+import PopGestureProtocol
+
 /// Turns the daemon's lines into aligned, readable ones, like `libinput debug-events`:
 ///
 ///     0.000s  pop-began      main  detail  progress 0.018
@@ -18,67 +20,55 @@ struct EventFormatter {
 
     init() {}
 
-    /// One line from the daemon, formatted.
+    /// One line from the daemon, formatted; a line that is not an event this version
+    /// knows comes back as it came.
     mutating func format(line: String) -> String {
-        guard let message = try? JSON(parsing: line) else { return line }
-        return format(message) ?? line
+        guard case .event(let event)? = try? MessageCodec.decode(line) else { return line }
+        return format(event)
     }
 
-    /// An event, or nil when it is not one this version can show (print it raw).
-    mutating func format(_ event: JSON) -> String? {
-        guard let type = event.type, let fields = Self.fields(of: type, in: event) else { return nil }
+    /// An event, as one row.
+    mutating func format(_ event: ServerEvent) -> String {
         var time: String?
-        if let microseconds = event["time_us"]?.integer {
+        if let microseconds = event.timeMicroseconds {
             let origin = self.origin ?? microseconds
             self.origin = origin
             time = Self.seconds(microseconds &- origin)
         }
-        return Self.row(time: time, type: type, fields)
+        return Self.row(time: time, type: event.kind.rawValue, Self.fields(of: event))
     }
 
-    /// The key fields after the type column, or nil when one is missing.
-    static func fields(of type: String, in event: JSON) -> String? {
-        let navigator = event["navigator"]?.string
-        let page = event["page"]?.string
-        switch type {
-        case "pop-began", "pop-progress":
-            guard let navigator, let page, let progress = event["progress"]?.double else { return nil }
-            return "\(navigator)  \(page)  progress \(thousandths(progress))"
-        case "pop-finished", "pop-cancelled":
-            guard let navigator, let page, let reason = event["reason"]?.string else { return nil }
-            return "\(navigator)  \(page)  \(reason)"
-        case "back":
-            guard let navigator, let popped = event["popped"]?.string, let top = event["top"]?.string else { return nil }
-            return "\(navigator)  \(popped) → \(top)"
-        case "bar":
-            guard let navigator, let page, let hidden = event["hidden"]?.bool else { return nil }
-            return "\(navigator)  \(page)  \(hidden ? "hidden" : "shown")"
-        case "rejected":
-            guard let reason = event["reason"]?.string, let device = event["device"]?.integer else { return nil }
-            return "\(reason)  device \(device)"
-        default:
-            return nil
+    /// The key fields after the type column.
+    static func fields(of event: ServerEvent) -> String {
+        switch event {
+        case .popBegan(let navigator, let page, let progress, _), .popProgress(let navigator, let page, let progress, _):
+            "\(navigator)  \(page)  progress \(thousandths(progress))"
+        case .popFinished(let navigator, let page, let reason, _):
+            "\(navigator)  \(page)  \(reason)"
+        case .popCancelled(let navigator, let page, let reason, _):
+            "\(navigator)  \(page)  \(reason)"
+        case .back(let navigator, let popped, let top, _):
+            "\(navigator)  \(popped) → \(top)"
+        case .bar(let navigator, let page, let hidden):
+            "\(navigator)  \(page)  \(hidden ? "hidden" : "shown")"
+        case .rejected(let reason, let device, _):
+            "\(reason)  device \(device)"
         }
     }
 
     /// A reply, as a session prints it; `command` is the request as the user wrote it.
-    static func format(reply: JSON, command: String) -> String {
-        switch reply.type {
-        case "hello":
-            let client = reply["client"]?.integer.map(String.init) ?? "?"
-            let server = reply["server"]?.string ?? "?"
-            let version = reply["version"]?.integer.map(String.init) ?? "?"
-            return row(time: nil, type: "hello", "client \(client)  \(server) protocol \(version)")
-        case "ok":
-            return row(time: nil, type: "ok", command)
-        case "error":
-            return row(time: nil, type: "error", "\(command)  \(reply.errorSummary)")
-        case "stack":
-            return row(time: nil, type: "stack", StatusTable.stackLine(reply))
-        case "status":
-            return StatusTable.render(reply).joined(separator: "\n")
-        default:
-            return reply.text
+    static func format(reply: ServerReply, command: String) -> String {
+        switch reply {
+        case .hello(let version, let server, let client):
+            row(time: nil, type: "hello", "client \(client)  \(server) protocol \(version)")
+        case .ok:
+            row(time: nil, type: "ok", command)
+        case .error(let error):
+            row(time: nil, type: "error", "\(command)  \(error.summary)")
+        case .stack(let stack):
+            row(time: nil, type: "stack", StatusTable.stackLine(stack))
+        case .status(let status):
+            StatusTable.render(status).joined(separator: "\n")
         }
     }
 

@@ -1,14 +1,18 @@
+import PopGestureProtocol
+
 /// One line of a `popgesturectl session` script, parsed.
 ///
 /// The words are the command line's: `push main detail --animated`. A page is an id,
 /// or a JSON page object written in place (`{"id":"settings","popDisabled":true}`),
-/// which is passed on as written.
+/// read by the protocol's own decoder, so a mistake in it is named before it is sent.
 enum SessionCommand: Equatable {
-    case create(navigator: String, pages: [JSON], layout: String?)
-    case push(navigator: String, page: JSON, animated: Bool)
+    typealias Page = ClientRequest.Page
+
+    case create(navigator: String, pages: [Page], layout: ClientRequest.Layout?)
+    case push(navigator: String, page: Page, animated: Bool)
     case pop(navigator: String, animated: Bool)
-    case replace(navigator: String, pages: [JSON], animated: Bool)
-    case update(navigator: String, page: JSON)
+    case replace(navigator: String, pages: [Page], animated: Bool)
+    case update(navigator: String, page: Page)
     case settle(navigator: String)
     case front(navigator: String)
     case remove(navigator: String)
@@ -40,7 +44,7 @@ enum SessionCommand: Equatable {
         """
 
     /// The event types `wait` accepts; a typo must not wait forever.
-    static let eventTypes = ["pop-began", "pop-progress", "pop-finished", "pop-cancelled", "back", "bar", "rejected"]
+    static let eventTypes = ServerEvent.Kind.allCases.map(\.rawValue)
 
     /// Parses one line; nil for a blank line or a comment.
     static func parse(_ line: String) throws(SessionSyntaxError) -> SessionCommand? {
@@ -51,9 +55,11 @@ enum SessionCommand: Equatable {
 
         switch name {
         case "create":
-            let layout = try arguments.value("--layout")
-            if let layout, !["ltr", "rtl"].contains(layout) {
-                throw SessionSyntaxError("create: --layout is ltr or rtl, not \(layout)")
+            let layout = try arguments.value("--layout").map { text throws(SessionSyntaxError) in
+                guard let layout = ClientRequest.Layout(rawValue: text) else {
+                    throw SessionSyntaxError("create: --layout is ltr or rtl, not \(text)")
+                }
+                return layout
             }
             let (navigator, pages) = try arguments.navigatorAndPages(atLeast: 1, usage: "create NAV PAGE...")
             return .create(navigator: navigator, pages: pages, layout: layout)
@@ -112,46 +118,40 @@ enum SessionCommand: Equatable {
     }
 
     /// The request to send, or nil for the commands the session carries out itself.
-    var request: JSON? {
-        func animatedField(_ animated: Bool) -> JSON? { animated ? .bool(true) : nil }
+    var request: ClientRequest? {
         switch self {
         case .create(let navigator, let pages, let layout):
-            return .object(["type": .string("create"), "navigator": .string(navigator), "pages": .array(pages),
-                            "layout": layout.map(JSON.string)])
-        case .push(let navigator, let page, let animated):
-            return .object(["type": .string("push"), "navigator": .string(navigator), "page": page,
-                            "animated": animatedField(animated)])
-        case .pop(let navigator, let animated):
-            return .object(["type": .string("pop"), "navigator": .string(navigator), "animated": animatedField(animated)])
+            .create(navigator: navigator, pages: pages, layout: layout, barFollowsTopPage: true)
+        case .push(let navigator, let page, let animated): .push(navigator: navigator, page: page, animated: animated)
+        case .pop(let navigator, let animated): .pop(navigator: navigator, animated: animated)
         case .replace(let navigator, let pages, let animated):
-            return .object(["type": .string("replace"), "navigator": .string(navigator), "pages": .array(pages),
-                            "animated": animatedField(animated)])
-        case .update(let navigator, let page):
-            return .object(["type": .string("update"), "navigator": .string(navigator), "page": page])
-        case .settle(let navigator): return .request("settle", navigator: navigator)
-        case .front(let navigator): return .request("front", navigator: navigator)
-        case .remove(let navigator): return .request("remove", navigator: navigator)
-        case .stack(let navigator): return .request("stack", navigator: navigator)
-        case .status: return .request("status")
-        case .subscribe: return .request("subscribe")
-        case .unsubscribe: return .request("unsubscribe")
-        case .wait, .sleep: return nil
+            .replace(navigator: navigator, pages: pages, animated: animated)
+        case .update(let navigator, let page): .update(navigator: navigator, page: page)
+        case .settle(let navigator): .settle(navigator: navigator)
+        case .front(let navigator): .front(navigator: navigator)
+        case .remove(let navigator): .remove(navigator: navigator)
+        case .stack(let navigator): .stack(navigator: navigator)
+        case .status: .status
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .wait, .sleep: nil
         }
     }
 
-    /// A page word: an id, or a JSON object with a string `id`.
-    static func page(_ word: SessionWords.Word) throws(SessionSyntaxError) -> JSON {
-        guard word.isJSON else { return .object(["id": .string(word.text)]) }
-        let page: JSON
+    /// A page word: an id, or a JSON page object, which must be one the daemon takes.
+    static func page(_ word: SessionWords.Word) throws(SessionSyntaxError) -> Page {
+        guard word.isJSON else { return Page(id: word.text) }
+        let value: JSONValue
         do {
-            page = try JSON(parsing: word.text)
+            value = try JSONValue(parsing: word.text)
         } catch {
             throw SessionSyntaxError("page \(word.text) is not JSON: \(error)")
         }
-        guard page["id"]?.string != nil else {
-            throw SessionSyntaxError("page \(word.text) needs a string \"id\"")
+        do {
+            return try RequestCodec.decodePage(value)
+        } catch {
+            throw SessionSyntaxError("page \(word.text): \(error)")
         }
-        return page
     }
 }
 
@@ -209,7 +209,7 @@ private struct Arguments {
     }
 
     func navigatorAndPages(atLeast minimum: Int = 0, exactly: Int? = nil, usage: String)
-        throws(SessionSyntaxError) -> (String, [JSON])
+        throws(SessionSyntaxError) -> (String, [SessionCommand.Page])
     {
         let positionals = try positionals(usage: usage)
         guard let navigator = positionals.first, !navigator.isJSON else { throw SessionSyntaxError("usage: \(usage)") }
@@ -217,7 +217,7 @@ private struct Arguments {
         guard pageWords.count >= minimum, exactly.map({ pageWords.count == $0 }) ?? true else {
             throw SessionSyntaxError("usage: \(usage)")
         }
-        var pages: [JSON] = []
+        var pages: [SessionCommand.Page] = []
         for word in pageWords { pages.append(try SessionCommand.page(word)) }
         return (navigator.text, pages)
     }

@@ -1,61 +1,73 @@
+import PopGestureProtocol
+
 /// The `status` and `stack` replies as tables for people.
 enum StatusTable {
     /// What `status` says when the daemon has no input device: then no swipe can arrive.
     static let noDevices = "no devices: popgestured sees no touchscreen or touchpad"
 
-    /// Devices, navigators and clients, each a table with a header, a blank line between.
-    static func render(_ status: JSON) -> [String] {
+    /// Devices, navigators and clients, each a table with a header, a blank line between,
+    /// then how many there are. A list the daemon cut (`truncated`) says how many it left out.
+    static func render(_ status: ServerReply.Status) -> [String] {
         var lines: [String] = []
 
-        let devices = status["devices"]?.array ?? []
-        if devices.isEmpty {
+        if status.deviceCount == 0 {
             lines.append(noDevices)
         } else {
             lines += table(
                 ["DEVICE", "KIND", "PATH", "NAME"],
-                devices.map { [cell($0["device"]), cell($0["kind"]), cell($0["path"]), cell($0["name"])] })
+                status.devices.map { [String($0.device), cell($0.kind), cell($0.path), cell($0.name)] })
+            lines += omitted(shown: status.devices.count, of: status.deviceCount, "devices")
         }
         lines.append("")
 
-        let navigators = status["navigators"]?.array ?? []
-        if navigators.isEmpty {
+        if status.navigatorCount == 0 {
             lines.append("no navigators: no client has created one")
         } else {
             lines += table(
                 ["NAVIGATOR", "OWNER", "PAGES", "FRONT"],
-                navigators.map { [cell($0["navigator"]), cell($0["owner"]), cell($0["pages"]), cell($0["front"])] })
+                status.navigators.map { [cell($0.navigator), String($0.owner), String($0.pages), yesNo($0.front)] })
+            lines += omitted(shown: status.navigators.count, of: status.navigatorCount, "navigators")
         }
         lines.append("")
 
-        let clients = status["clients"]?.array ?? []
         lines += table(
             ["CLIENT", "NAME", "PID", "UID", "OBSERVER"],
-            clients.map { [cell($0["client"]), cell($0["name"]), cell($0["pid"]), cell($0["uid"]), cell($0["observer"])] })
+            status.clients.map {
+                [String($0.client), cell($0.name), cell($0.credentials.map { String($0.pid) }),
+                 cell($0.credentials.map { String($0.uid) }), yesNo($0.observer)]
+            })
+        lines += omitted(shown: status.clients.count, of: status.clientCount, "clients")
+        lines.append("")
+        lines.append(
+            "\(count(status.deviceCount, "device")), \(count(status.navigatorCount, "navigator")), "
+                + "\(count(status.clientCount, "client"))" + (status.truncated ? " (the daemon listed only some)" : ""))
         return lines
     }
 
-    /// `main  home → detail  (client 3, front)` for a `stack` reply.
-    static func stackLine(_ stack: JSON) -> String {
-        let pages = (stack["pages"]?.array ?? []).map { $0.string ?? $0.text }
-        var notes: [String] = []
-        if let owner = stack["owner"]?.integer { notes.append("client \(owner)") }
-        if stack["front"]?.bool == true { notes.append("front") }
-        if stack["transitioning"]?.bool == true { notes.append("transitioning") }
-        let navigator = stack["navigator"]?.string ?? "?"
-        return "\(navigator)  \(pages.joined(separator: " → "))" + (notes.isEmpty ? "" : "  (\(notes.joined(separator: ", ")))")
+    /// `… 66 more devices not listed` when the daemon listed fewer than there are.
+    static func omitted(shown: Int, of count: Int64, _ what: String) -> [String] {
+        guard Int64(shown) < count else { return [] }
+        return ["… \(count - Int64(shown)) more \(what) not listed"]
     }
 
-    /// One table cell: strings bare, booleans as yes/no, absent fields as `-`.
-    static func cell(_ value: JSON?) -> String {
-        switch value {
-        case nil, .null?: "-"
-        case .string(let text)?: text.isEmpty ? "-" : text
-        case .bool(let flag)?: flag ? "yes" : "no"
-        case .integer(let value)?: String(value)
-        case .number(let number)?: number.literal
-        case let other?: other.text
-        }
+    /// `1 device`, `2 clients`.
+    static func count(_ n: Int64, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// `main  home → detail  (client 3, front)` for a `stack` reply.
+    static func stackLine(_ stack: ServerReply.Stack) -> String {
+        var notes = ["client \(stack.owner)"]
+        if stack.front { notes.append("front") }
+        if stack.transitioning { notes.append("transitioning") }
+        return "\(stack.navigator)  \(stack.pages.joined(separator: " → "))  (\(notes.joined(separator: ", ")))"
     }
+
+    /// One table cell: the text, `-` when absent or empty.
+    static func cell(_ value: String?) -> String {
+        guard let value, !value.isEmpty else { return "-" }
+        return value
+    }
+
+    static func yesNo(_ flag: Bool) -> String { flag ? "yes" : "no" }
 
     /// Columns padded to their widest cell, two spaces apart, trailing spaces trimmed.
     static func table(_ header: [String], _ rows: [[String]]) -> [String] {

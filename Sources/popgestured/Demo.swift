@@ -5,6 +5,7 @@ import NIOPosix
 import PopGestureCore
 import PopGestureDaemon
 import PopGestureInput
+import PopGestureProtocol
 import PopGestureServer
 
 /// The daemon for a first look: its real socket and engine, a client of its own, and
@@ -172,9 +173,11 @@ final class DemoClient: @unchecked Sendable {
             close(fd)
             throw ValidationError("cannot connect to \(socketPath): \(String(cString: strerror(errno)))")
         }
-        send(#"{"type":"hello","version":1,"name":"popgestured demo"}"#)
-        send(#"{"type":"create","navigator":"demo","pages":[{"id":"home"},{"id":"list"},{"id":"detail"}]}"#)
-        send(#"{"type":"subscribe"}"#)  // also see why a pan was rejected
+        send(.hello(versions: ProtocolVersion.supported, name: "popgestured demo"))
+        send(.create(
+            navigator: "demo", pages: ["home", "list", "detail"].map { ClientRequest.Page(id: $0) }, layout: nil,
+            barFollowsTopPage: true))
+        send(.subscribe)  // also see why a pan was rejected
     }
 
     func start() {
@@ -185,8 +188,8 @@ final class DemoClient: @unchecked Sendable {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    private func send(_ line: String) {
-        _ = (line + "\n").utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
+    private func send(_ request: ClientRequest) {
+        _ = (RequestCodec.encode(IdentifiedRequest(request)) + "\n").utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
     }
 
     private func readLines() {
@@ -206,18 +209,21 @@ final class DemoClient: @unchecked Sendable {
     }
 
     private func handle(_ line: String) {
-        if line.contains(#""type":"ok""#) || line.contains(#""type":"hello""#) { return }
-        if line.contains(#""type":"pop-progress""#) {
+        let message = try? MessageCodec.decode(line)
+        switch message {
+        case .reply(.ok, _)?, .reply(.hello, _)?: return
+        case .event(.popProgress)?:
             progressLines += 1
             return
+        default: break
         }
         if progressLines > 0 {
             print("  app received: (\(progressLines) pop-progress lines)")
             progressLines = 0
         }
         print("  app received: \(line)")
-        if line.contains(#""type":"back""#), line.contains(#""popped":"detail""#) {
-            send(#"{"type":"push","navigator":"demo","page":{"id":"detail"}}"#)
+        if case .event(.back(_, "detail", _, _))? = message {
+            send(.push(navigator: "demo", page: ClientRequest.Page(id: "detail"), animated: false))
             print("  app pushed detail again")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PopGestureCore
+import PopGestureProtocol
 import Testing
 
 @Suite("WireEncoding")
@@ -146,21 +147,23 @@ struct WireEncodingTests {
         #expect(object["top"] as? String == "c\nd")
     }
 
-    @Test("the object writer keeps keys in order and writes raw JSON as given")
-    func objectWriter() {
-        var writer = JSONObjectWriter()
-        writer.string("b", "x")
-        writer.integer("a", -42)
-        writer.bool("c", true)
-        writer.raw("d", "[1,2]")
-        #expect(writer.finish() == #"{"b":"x","a":-42,"c":true,"d":[1,2]}"#)
-        #expect(JSONObjectWriter().finish() == "{}")
+    // MARK: - Reasons
+
+    @Test("every engine reason keeps its wire name in the protocol's event")
+    func reasonNames() {
+        for reason in RejectionReason.allCases {
+            #expect(ServerEvent.RejectionReason(reason).rawValue == reason.rawValue)
+        }
+        for reason in [PopCancelReason.released, .flungBack, .extraFinger, .palm, .eventsDropped, .deviceRemoved,
+                       .stackChanged] {
+            #expect(ServerEvent.CancelReason(reason).rawValue == reason.rawValue)
+        }
+        #expect(ServerEvent.FinishReason(CommitReason.progress) == .progress)
+        #expect(ServerEvent.FinishReason(CommitReason.fling) == .fling)
     }
 
-    @Test("appendQuoted escapes and appends after what is already there")
-    func appendQuoted() {
-        var text = "x:"
-        JSONObjectWriter.appendQuoted("a\"\u{1}é", to: &text)
-        #expect(text == #"x:"a\"\u0001é""#)
+    @Test("the protocol's decoder reads back each line as the mapped event", arguments: lines)
+    func decodes(_ line: Line) throws {
+        #expect(try MessageCodec.decode(line.json) == .event(ServerEvent(line.event)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PopGestureProtocol
 @testable import popgesturectl
 import Testing
 
@@ -94,28 +95,39 @@ import Testing
 
     @Test("replies in a session: ok names the command, error its code and message")
     func replies() throws {
-        #expect(EventFormatter.format(reply: try JSON(parsing: #"{"type":"ok","request":"push","id":2}"#),
+        #expect(EventFormatter.format(reply: try Self.reply(#"{"type":"ok","request":"push","id":2}"#),
                                       command: "push main detail")
             == "          ok             push main detail")
         #expect(EventFormatter.format(
-            reply: try JSON(parsing: #"{"type":"error","code":"not-owner","message":"main belongs to client 3","request":"pop","id":3}"#),
+            reply: try Self.reply(#"{"type":"error","code":"not-owner","message":"main belongs to client 3","request":"pop","id":3}"#),
             command: "pop main")
             == "          error          pop main  not-owner: main belongs to client 3")
         #expect(EventFormatter.format(
-            reply: try JSON(parsing: #"{"type":"stack","navigator":"main","owner":3,"pages":["home","detail"],"front":true,"transitioning":false}"#),
+            reply: try Self.reply(#"{"type":"stack","navigator":"main","owner":3,"pages":["home","detail"],"front":true,"transitioning":false}"#),
             command: "stack main")
             == "          stack          main  home → detail  (client 3, front)")
         #expect(EventFormatter.format(
-            reply: try JSON(parsing: #"{"type":"hello","version":1,"server":"popgestured","client":4}"#), command: "hello")
+            reply: try Self.reply(#"{"type":"hello","version":1,"server":"popgestured","client":4}"#), command: "hello")
             == "          hello          client 4  popgestured protocol 1")
     }
 
-    @Test("status: devices, navigators and clients as tables")
+    /// The reply in a line, decoded.
+    static func reply(_ line: String) throws -> ServerReply {
+        guard case .reply(let reply, _) = try MessageCodec.decode(line) else { throw ProtocolError(.unknownType, line) }
+        return reply
+    }
+
+    static func status(_ line: String) throws -> ServerReply.Status {
+        guard case .status(let status) = try reply(line) else { throw ProtocolError(.unknownType, line) }
+        return status
+    }
+
+    @Test("status: devices, navigators and clients as tables, then how many")
     func statusTable() throws {
-        let status = try JSON(parsing: """
+        let status = try Self.status("""
             {"type":"status","version":1,"devices":[{"device":0,"name":"ELAN Touchscreen","path":"/dev/input/event5","kind":"touchscreen"}],\
             "navigators":[{"navigator":"main","owner":3,"pages":2,"front":true}],\
-            "clients":[{"client":3,"name":"x","pid":123,"uid":1000,"observer":false},{"client":12,"pid":9,"uid":0,"observer":true}]}
+            "clients":[{"client":3,"name":"x","pid":123,"uid":1000,"gid":1000,"observer":false},{"client":12,"pid":9,"uid":0,"gid":0,"observer":true}]}
             """)
         #expect(StatusTable.render(status) == [
             "DEVICE  KIND         PATH               NAME",
@@ -127,14 +139,31 @@ import Testing
             "CLIENT  NAME  PID  UID   OBSERVER",
             "3       x     123  1000  no",
             "12      -     9    0     yes",
+            "",
+            "1 device, 1 navigator, 2 clients",
         ])
     }
 
     @Test("status without devices says why no swipe will come")
     func statusWithoutDevices() throws {
-        let lines = StatusTable.render(try JSON(parsing: #"{"type":"status","devices":[],"navigators":[],"clients":[]}"#))
+        let lines = StatusTable.render(try Self.status(#"{"type":"status","version":1,"devices":[],"navigators":[],"clients":[]}"#))
         #expect(lines.first == StatusTable.noDevices)
         #expect(lines.contains("no navigators: no client has created one"))
+    }
+
+    /// The daemon lists at most 64 of each; `status` says what it left out (it used to show
+    /// the 64 as if they were all).
+    @Test("a truncated status says how many are not listed, and the counts")
+    func truncatedStatus() throws {
+        let status = try Self.status("""
+            {"type":"status","version":1,"devices":[],"deviceCount":0,\
+            "navigators":[{"navigator":"a","owner":3,"pages":1,"front":true}],"navigatorCount":70,\
+            "clients":[{"client":3,"observer":false}],"clientCount":1,"truncated":true}
+            """)
+        let lines = StatusTable.render(status)
+        #expect(lines.contains("… 69 more navigators not listed"), "\(lines)")
+        #expect(!lines.contains { $0.contains("more clients") })
+        #expect(lines.last == "0 devices, 70 navigators, 1 client (the daemon listed only some)")
     }
 
     /// Every event the protocol document shows must be one the CLI can show readably;
@@ -145,16 +174,13 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent("docs/PROTOCOL.md")
         let text = try String(contentsOf: document, encoding: .utf8)
         // Requests and replies may appear in examples too; they are not events.
-        let notEvents: Set<String> = Client.replyTypes.union([
-            "subscribe", "unsubscribe", "create", "push", "pop", "replace", "update", "configure", "settle", "front",
-            "remove", "stack", "status",
-        ])
+        let notEvents = Set(ServerReply.Kind.allCases.map(\.rawValue) + ClientRequest.Kind.allCases.map(\.rawValue))
         var events = 0
         for line in text.split(separator: "\n").map(String.init) where line.hasPrefix("{\"type\"") {
-            let message = try JSON(parsing: line)
-            guard let type = message.type, !notEvents.contains(type) else { continue }
+            let message = try JSONValue(parsing: line)
+            guard let type = message["type"]?.string, !notEvents.contains(type) else { continue }
             var formatter = EventFormatter()
-            #expect(formatter.format(message) != nil, "popgesturectl cannot show \(line)")
+            #expect(formatter.format(line: line) != line, "popgesturectl cannot show \(line)")
             events += 1
         }
         #expect(events >= 6)

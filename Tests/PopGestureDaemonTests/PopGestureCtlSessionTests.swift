@@ -1,9 +1,10 @@
+import PopGestureProtocol
 @testable import popgesturectl
 import Testing
 
 /// The `popgesturectl session` line parser and the requests it sends.
 @Suite struct PopGestureCtlSessionTests {
-    static func page(_ id: String) -> JSON { .object(["id": .string(id)]) }
+    static func page(_ id: String) -> ClientRequest.Page { ClientRequest.Page(id: id) }
 
     static func parse(_ line: String) throws -> SessionCommand? { try SessionCommand.parse(line) }
 
@@ -21,9 +22,9 @@ import Testing
         #expect(try Self.parse("create main home detail") == .create(
             navigator: "main", pages: [Self.page("home"), Self.page("detail")], layout: nil))
         #expect(try Self.parse("create main home --layout rtl") == .create(
-            navigator: "main", pages: [Self.page("home")], layout: "rtl"))
+            navigator: "main", pages: [Self.page("home")], layout: .rightToLeft))
         #expect(try Self.parse("create main --layout=ltr home") == .create(
-            navigator: "main", pages: [Self.page("home")], layout: "ltr"))
+            navigator: "main", pages: [Self.page("home")], layout: .leftToRight))
         #expect(try Self.parse("push main detail") == .push(navigator: "main", page: Self.page("detail"), animated: false))
         #expect(try Self.parse("push --animated main detail") == .push(navigator: "main", page: Self.page("detail"), animated: true))
         #expect(try Self.parse("pop main --animated") == .pop(navigator: "main", animated: true))
@@ -59,7 +60,7 @@ import Testing
         #expect(try Self.parse("push main a#1") == .push(navigator: "main", page: Self.page("a#1"), animated: false))
     }
 
-    @Test("a JSON page object is taken as written, blanks and all")
+    @Test("a JSON page object is read as a request's page, blanks and all")
     func jsonPage() throws {
         let command = try #require(try Self.parse(
             #"push main {"id": "editor", "popDisabled": true, "exclusionZones": [[0, 0, 0.1, 1]]} --animated"#))
@@ -68,24 +69,24 @@ import Testing
             return
         }
         #expect(navigator == "main" && animated)
-        #expect(page["id"]?.string == "editor")
-        #expect(page["popDisabled"]?.bool == true)
-        #expect(page.text == #"{"id":"editor","popDisabled":true,"exclusionZones":[[0,0,0.1,1]]}"#)
+        #expect(page == ClientRequest.Page(
+            id: "editor", popDisabled: true, exclusionZones: [ClientRequest.Zone(x: 0, y: 0, width: 0.1, height: 1)]))
+        #expect(RequestCodec.encodePage(page).text == #"{"id":"editor","popDisabled":true,"exclusionZones":[[0,0,0.1,1]]}"#)
         // Braces inside strings do not end the object.
         #expect(try Self.parse(#"push main {"id":"}{"}"#) == .push(navigator: "main", page: Self.page("}{"), animated: false))
     }
 
     @Test("the requests on the wire: type first, optional fields only when set")
     func requests() throws {
-        #expect(try Self.parse("create main home detail --layout rtl")?.request?.text
+        #expect(try Self.parse("create main home detail --layout rtl")?.request.map { RequestCodec.encode(IdentifiedRequest($0)) }
             == #"{"type":"create","navigator":"main","pages":[{"id":"home"},{"id":"detail"}],"layout":"rtl"}"#)
-        #expect(try Self.parse("push main detail")?.request?.text
+        #expect(try Self.parse("push main detail")?.request.map { RequestCodec.encode(IdentifiedRequest($0)) }
             == #"{"type":"push","navigator":"main","page":{"id":"detail"}}"#)
-        #expect(try Self.parse("pop main --animated")?.request?.text
+        #expect(try Self.parse("pop main --animated")?.request.map { RequestCodec.encode(IdentifiedRequest($0)) }
             == #"{"type":"pop","navigator":"main","animated":true}"#)
-        #expect(try Self.parse("stack main")?.request?.text == #"{"type":"stack","navigator":"main"}"#)
-        #expect(try Self.parse("status")?.request?.text == #"{"type":"status"}"#)
-        #expect(try Self.parse("push main 'a \"b\"'")?.request?.text
+        #expect(try Self.parse("stack main")?.request.map { RequestCodec.encode(IdentifiedRequest($0)) } == #"{"type":"stack","navigator":"main"}"#)
+        #expect(try Self.parse("status")?.request.map { RequestCodec.encode(IdentifiedRequest($0)) } == #"{"type":"status"}"#)
+        #expect(try Self.parse("push main 'a \"b\"'")?.request.map { RequestCodec.encode(IdentifiedRequest($0)) }
             == #"{"type":"push","navigator":"main","page":{"id":"a \"b\""}}"#)
         #expect(try Self.parse("wait back")?.request == nil)
         #expect(try Self.parse("sleep 1")?.request == nil)
@@ -113,7 +114,8 @@ import Testing
         ("push main 'detail", "unterminated '"),
         (#"push main "detail"#, "unterminated \""),
         (#"push main {"id":"x""#, "unterminated JSON object"),
-        (#"push main {"idx":"x"}"#, "needs a string \"id\""),
+        (#"push main {"idx":"x"}"#, #"missing-field: "page.id" is required"#),
+        (#"push main {"id":"x","popDisabled":1}"#, #"invalid-field: "page.popDisabled" must be true or false"#),
         (#"push main {"id":}"#, "is not JSON"),
         (#"push {"id":"x"} detail"#, "usage: push NAV PAGE"),
     ])

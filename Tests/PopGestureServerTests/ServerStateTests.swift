@@ -1,5 +1,6 @@
 import Foundation
 import PopGestureCore
+import PopGestureProtocol
 @testable import PopGestureServer
 import Testing
 
@@ -115,8 +116,32 @@ struct ServerStateTests {
         let reply = h.reply(#"{"type":"hello","version":2}"#, from: client).map(json)
         #expect(reply?["code"] as? String == "unsupported-version")
         #expect((reply?["message"] as? String)?.contains("supported: 1") == true)
+        #expect(reply?["supported"] as? [Int] == [1])
         #expect(h.state.clients[client]?.greeted == false)
         #expect(h.reply(#"{"type":"hello","version":1}"#, from: client).map(json)?["type"] as? String == "hello")
+    }
+
+    @Test("negotiation: versions offers a list, the highest both speak is chosen, version is then ignored")
+    func negotiation() {
+        var h = Harness()
+        let client = h.connect(greeted: false)
+        #expect(h.reply(#"{"type":"hello","version":7,"versions":[1,2,3],"id":1}"#, from: client)
+            == #"{"type":"hello","version":1,"server":"popgestured","client":\#(client.rawValue),"id":1}"#)
+        #expect(h.state.clients[client]?.version == 1)
+        #expect(h.state.clients[client]?.greeted == true)
+    }
+
+    @Test("negotiation: no version in common is unsupported-version, with the list the daemon speaks")
+    func negotiationRefused() {
+        var h = Harness()
+        let client = h.connect(greeted: false)
+        #expect(h.reply(#"{"type":"hello","versions":[2,3],"id":1}"#, from: client)
+            == #"{"type":"error","code":"unsupported-version","message":"protocol versions 2, 3 are not supported; supported: 1","request":"hello","supported":[1],"id":1}"#)
+        #expect(h.state.clients[client]?.greeted == false)
+        #expect(h.state.clients[client]?.version == nil)
+        // Not greeted: the next request still needs hello.
+        #expect(h.reply(#"{"type":"status"}"#, from: client).map(json)?["code"] as? String == "hello-required")
+        #expect(h.reply(#"{"type":"hello","versions":[1]}"#, from: client).map(json)?["version"] as? Int == 1)
     }
 
     @Test("a malformed line is answered with its parse error, before hello too")
@@ -512,14 +537,14 @@ struct ServerStateTests {
     @Test("the largest status reply, with the longest ids everywhere, stays under the per-client limit")
     func statusWorstCase() throws {
         var h = Harness()
-        let quotedID = Reply.quoted(Self.worstID)
+        let quotedID = JSONValue.quoted(Self.worstID)
         for n in 0..<128 {
             let client = h.connect(greeted: false)
             _ = h.send(#"{"type":"hello","version":1,"name":\#(quotedID)}"#, from: client)
             _ = h.send(#"{"type":"subscribe"}"#, from: client)
             for k in 0..<(n < 8 ? 16 : 0) {
                 // Distinct ids of the worst kind: the counter in front, padded to 256 bytes.
-                let id = Reply.quoted(String("\(n)-\(k)-\(Self.worstID)".utf8.prefix(256))!)
+                let id = JSONValue.quoted(String("\(n)-\(k)-\(Self.worstID)".utf8.prefix(256))!)
                 _ = h.send(#"{"type":"create","navigator":\#(id),"pages":[{"id":"r"}]}"#, from: client)
             }
         }
@@ -541,8 +566,8 @@ struct ServerStateTests {
     func stackWorstCase() throws {
         var h = Harness()
         let client = h.connect()
-        let pages = (0..<64).map { n in #"{"id":\#(Reply.quoted(String("\(n)-\(Self.worstID)".utf8.prefix(256))!))}"# }
-        let navigator = Reply.quoted(Self.worstID)
+        let pages = (0..<64).map { n in #"{"id":\#(JSONValue.quoted(String("\(n)-\(Self.worstID)".utf8.prefix(256))!))}"# }
+        let navigator = JSONValue.quoted(Self.worstID)
         _ = h.send(#"{"type":"create","navigator":\#(navigator),"pages":[\#(pages.joined(separator: ","))]}"#, from: client)
         let stack = h.reply(#"{"type":"stack","navigator":\#(navigator),"id":\#(navigator)}"#, from: client)
         let line = try #require(stack)

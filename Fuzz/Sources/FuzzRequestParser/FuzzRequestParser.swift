@@ -1,12 +1,14 @@
 import FuzzDriver
-import PopGestureServer
+import PopGestureProtocol
 
-/// One request line, as a client sends it, into the socket protocol's parser.
-/// Invariant: no trap; any input gives a request or a `ProtocolError`.
+/// One line into the protocol's decoders: as a client's request (what the daemon reads)
+/// and as a daemon's message (what popgesturectl and client libraries read).
+/// Invariant: no trap; any input gives a value or a `ProtocolError`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
-    _ = try? RequestParser.parse(bytes)
+    _ = try? RequestCodec.decode(bytes)
+    _ = try? MessageCodec.decode(bytes)
     return 0
 }
 

@@ -1,22 +1,10 @@
+import PopGestureProtocol
+
 /// An error in a navigation request, with a stable machine-readable code.
 public struct NavigationError: Error, Hashable, Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-
-        public static let unknownNavigator = Code(rawValue: "unknown-navigator")
-        public static let navigatorExists = Code(rawValue: "navigator-exists")
-        public static let notOwner = Code(rawValue: "not-owner")
-        public static let duplicatePage = Code(rawValue: "duplicate-page")
-        public static let unknownPage = Code(rawValue: "unknown-page")
-        public static let emptyStack = Code(rawValue: "empty-stack")
-        public static let cannotPopRoot = Code(rawValue: "cannot-pop-root")
-        public static let invalidValue = Code(rawValue: "invalid-value")
-        /// `create` by a client that already owns ``NavigationState/maximumNavigatorsPerClient`` navigators.
-        public static let tooManyNavigators = Code(rawValue: "too-many-navigators")
-        /// A stack would pass ``NavigationState/maximumPagesPerNavigator`` pages (`create`, `push`, `replace`).
-        public static let tooManyPages = Code(rawValue: "too-many-pages")
-    }
+    /// The protocol's codes (`ProtocolError.Code`): a navigation refusal reaches the client
+    /// as an `error` reply with this code, and the navigation codes are listed there.
+    public typealias Code = ProtocolError.Code
 
     public var code: Code
     public var message: String

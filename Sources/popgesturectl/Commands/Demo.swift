@@ -1,4 +1,5 @@
 import ArgumentParser
+import PopGestureProtocol
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,26 +26,27 @@ struct Demo: ParsableCommand {
         var printer = EventPrinter(json: output.json)
         let (client, _) = try Client.connect(
             socketOptions, name: "popgesturectl demo", signals: signals, onLine: { printer.print($0) })
-        let status = try client.requireOK(.request("status"), onLine: { printer.print($0) })
-        let create = SessionCommand.create(
-            navigator: Self.navigator, pages: Self.pages.map { .object(["id": .string($0)]) }, layout: nil)
-        let created = try client.request(create.request!, onLine: { printer.print($0) })
-        if created.isError {
-            let hint = created.message["code"]?.string == "navigator-exists" ? " (is another popgesturectl demo running?)" : ""
-            throw CtlFailure("cannot create navigator \(Self.navigator): \(created.message.errorSummary)\(hint)",
-                             exitCode: .errorReply)
+        let status = try client.requireOK(.status, onLine: { printer.print($0) })
+        let create = ClientRequest.create(
+            navigator: Self.navigator, pages: Self.pages.map { ClientRequest.Page(id: $0) }, layout: nil,
+            barFollowsTopPage: true)
+        let created = try client.request(create, onLine: { printer.print($0) })
+        if let error = created.error {
+            let hint = error.code == .navigatorExists ? " (is another popgesturectl demo running?)" : ""
+            throw CtlFailure("cannot create navigator \(Self.navigator): \(error.summary)\(hint)", exitCode: .errorReply)
         }
-        try client.requireOK(.request("subscribe"), onLine: { printer.print($0) })
-        Self.hint(devices: status.message["devices"]?.array ?? []).forEach(standardError)
+        try client.requireOK(.subscribe, onLine: { printer.print($0) })
+        guard case .status(let devices) = status.message else {
+            throw CtlFailure("status: popgestured answered with \(status.line)", exitCode: .errorReply)
+        }
+        Self.hint(devices: devices.devices).forEach(standardError)
 
         // Popped pages, last popped last; they return in reverse, which restores the order.
         var popped: [String] = []
         var returnAt: ContinuousClock.Instant?
         func handle(_ line: String) {
             printer.print(line)
-            guard let event = try? JSON(parsing: line), event.type == "back",
-                  event["navigator"]?.string == Self.navigator, let page = event["popped"]?.string
-            else { return }
+            guard case .event(.back(Self.navigator, let page, _, _))? = try? MessageCodec.decode(line) else { return }
             popped.append(page)
             returnAt = ContinuousClock.now + Self.returnDelay
         }
@@ -55,10 +57,10 @@ struct Demo: ParsableCommand {
             case .timeout:
                 returnAt = nil
                 while let page = popped.popLast() {
-                    let push = SessionCommand.push(navigator: Self.navigator, page: .object(["id": .string(page)]), animated: false)
-                    let reply = try client.request(push.request!, onLine: handle)
-                    if reply.isError {
-                        standardError("popgesturectl: push \(page): \(reply.message.errorSummary)")
+                    let push = ClientRequest.push(navigator: Self.navigator, page: ClientRequest.Page(id: page), animated: false)
+                    let reply = try client.request(push, onLine: handle)
+                    if let error = reply.error {
+                        standardError("popgesturectl: push \(page): \(error.summary)")
                     } else if !output.json {
                         printer.print(reply: reply, command: "push \(Self.navigator) \(page)")
                     }
@@ -75,7 +77,7 @@ struct Demo: ParsableCommand {
     }
 
     /// How to make a swipe happen, or why none will.
-    static func hint(devices: [JSON]) -> [String] {
+    static func hint(devices: [ServerReply.Status.Device]) -> [String] {
         let stack = pages.joined(separator: " → ")
         guard !devices.isEmpty else {
             return [
@@ -84,7 +86,7 @@ struct Demo: ParsableCommand {
                 "Ctrl-C ends.",
             ]
         }
-        let names = devices.map { StatusTable.cell($0["name"]) }.joined(separator: ", ")
+        let names = devices.map { StatusTable.cell($0.name) }.joined(separator: ", ")
         return [
             "popgesturectl: navigator \(navigator) (\(stack)) is in front. Swipe toward the right",
             "(left in a right-to-left layout) on \(names): one finger on a touchscreen, two on a",

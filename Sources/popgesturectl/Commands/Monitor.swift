@@ -1,4 +1,5 @@
 import ArgumentParser
+import PopGestureProtocol
 
 struct Monitor: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,19 +26,20 @@ struct Monitor: ParsableCommand {
         let (client, _) = try Client.connect(
             socketOptions, name: "popgesturectl monitor", signals: signals, onLine: { printer.print($0) })
         if !output.json {
-            let status = try client.requireOK(.request("status"), onLine: { printer.print($0) })
-            standardError(Self.header(status.message, path: client.connection.path))
+            let status = try client.requireOK(.status, onLine: { printer.print($0) })
+            if case .status(let status) = status.message {
+                standardError(Self.header(status, path: client.connection.path))
+            }
         }
-        try client.requireOK(.request("subscribe"), onLine: { printer.print($0) })
+        try client.requireOK(.subscribe, onLine: { printer.print($0) })
         try watchEvents(client, printer: &printer)
     }
 
     /// What the monitor watches, for stderr: the devices, or why nothing will come.
-    static func header(_ status: JSON, path: String) -> String {
-        let devices = status["devices"]?.array ?? []
-        let what = devices.isEmpty
+    static func header(_ status: ServerReply.Status, path: String) -> String {
+        let what = status.devices.isEmpty
             ? StatusTable.noDevices + "; events start when one appears"
-            : devices.map { "\(StatusTable.cell($0["name"])) (\(StatusTable.cell($0["kind"])), \(StatusTable.cell($0["path"])))" }
+            : status.devices.map { "\(StatusTable.cell($0.name)) (\(StatusTable.cell($0.kind)), \(StatusTable.cell($0.path)))" }
                 .joined(separator: ", ")
         return "popgesturectl: watching \(path): \(what). Ctrl-C ends."
     }

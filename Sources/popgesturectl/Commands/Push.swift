@@ -1,4 +1,5 @@
 import ArgumentParser
+import PopGestureProtocol
 
 struct Push: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -35,7 +36,7 @@ struct Push: ParsableCommand {
 
     func validate() throws {
         guard !pages.isEmpty else { throw ValidationError("push needs at least one page: push NAV PAGE...") }
-        if let layout, !["ltr", "rtl"].contains(layout) {
+        if let layout, ClientRequest.Layout(rawValue: layout) == nil {
             throw ValidationError("--layout is ltr or rtl, not \(layout)")
         }
         for page in pages {
@@ -56,13 +57,14 @@ struct Push: ParsableCommand {
         var printer = EventPrinter(json: output.json)
         let (client, _) = try Client.connect(
             socketOptions, name: "popgesturectl push \(navigator)", signals: signals, onLine: { printer.print($0) })
-        let create = SessionCommand.create(
-            navigator: navigator, pages: try pages.map { try SessionCommand.page(Self.word($0)) }, layout: layout)
-        let reply = try client.request(create.request!, onLine: { printer.print($0) })
+        let create = ClientRequest.create(
+            navigator: navigator, pages: try pages.map { try SessionCommand.page(Self.word($0)) },
+            layout: layout.flatMap(ClientRequest.Layout.init), barFollowsTopPage: true)
+        let reply = try client.request(create, onLine: { printer.print($0) })
         printer.print(reply: reply, command: (["create", navigator] + pages).joined(separator: " "))
-        if reply.isError { throw CtlFailure("create: \(reply.message.errorSummary)", exitCode: .errorReply) }
+        if let error = reply.error { throw CtlFailure("create: \(error.summary)", exitCode: .errorReply) }
         if observer {
-            try client.requireOK(.request("subscribe"), onLine: { printer.print($0) })
+            try client.requireOK(.subscribe, onLine: { printer.print($0) })
         }
         standardError(
             "popgesturectl: client \(client.number.map(String.init) ?? "?") owns \(navigator); waiting for gestures. "

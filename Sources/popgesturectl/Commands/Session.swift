@@ -1,4 +1,5 @@
 import ArgumentParser
+import PopGestureProtocol
 
 struct Session: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,7 +53,7 @@ struct SessionRunner {
     var printer: EventPrinter
     let keepGoing: Bool
     /// Events no `wait` has returned yet, oldest first, so a `back` during `sleep` counts.
-    private(set) var unwaited: [JSON] = []
+    private(set) var unwaited: [ServerEvent] = []
     /// Enough for any script; the cap only keeps a long session's memory flat.
     static let maximumUnwaited = 10_000
     private var lineNumber = 0
@@ -95,7 +96,7 @@ struct SessionRunner {
     /// Prints an event and keeps it for `wait`.
     private mutating func received(_ line: String) {
         printer.print(line)
-        guard let event = try? JSON(parsing: line) else { return }
+        guard case .event(let event)? = try? MessageCodec.decode(line) else { return }
         unwaited.append(event)
         if unwaited.count > Self.maximumUnwaited { unwaited.removeFirst(unwaited.count - Self.maximumUnwaited) }
     }
@@ -114,14 +115,15 @@ struct SessionRunner {
         if let request = command.request {
             let reply = try client.request(request, onLine: { received($0) })
             printer.print(reply: reply, command: text)
-            return reply.isError ? fail(.errorReply, "\(text): \(reply.message.errorSummary)") : true
+            if let error = reply.error { return fail(.errorReply, "\(text): \(error.summary)") }
+            return true
         }
         switch command {
         case .wait(let type, let navigator, let timeout):
             let deadline = timeout.map { ContinuousClock.now + $0 }
             while true {
                 if let index = unwaited.firstIndex(where: {
-                    $0.type == type && (navigator == nil || $0["navigator"]?.string == navigator)
+                    $0.kind.rawValue == type && (navigator == nil || $0.navigator == navigator)
                 }) {
                     unwaited.removeSubrange(...index)  // what came before is older than any later wait's event
                     return true

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PopGestureProtocol
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -9,11 +10,14 @@ struct Status: ParsableCommand {
 
     func run() throws {
         let (client, _) = try Client.connect(socketOptions, name: "popgesturectl status", signals: nil)
-        let reply = try client.requireOK(.request("status"), onLine: { _ in })
+        let reply = try client.requireOK(.status, onLine: { _ in })
         if output.json {
             standardOutput(reply.line)
         } else {
-            StatusTable.render(reply.message).forEach(standardOutput)
+            guard case .status(let status) = reply.message else {
+                throw CtlFailure("status: popgestured answered with \(reply.line)", exitCode: .errorReply)
+            }
+            StatusTable.render(status).forEach(standardOutput)
         }
     }
 }
@@ -32,11 +36,14 @@ struct Stack: ParsableCommand {
     func run() throws {
         let (client, _) = try Client.connect(socketOptions, name: "popgesturectl stack", signals: nil)
         let reply = try client.requireOK(
-            .request("stack", navigator: navigator), onLine: { _ in })
+            .stack(navigator: navigator), onLine: { _ in })
         if output.json {
             standardOutput(reply.line)
         } else {
-            for page in reply.message["pages"]?.array ?? [] { standardOutput(page.string ?? page.text) }
+            guard case .stack(let stack) = reply.message else {
+                throw CtlFailure("stack: popgestured answered with \(reply.line)", exitCode: .errorReply)
+            }
+            stack.pages.forEach(standardOutput)
         }
     }
 }

@@ -1,12 +1,17 @@
-/// A request the socket layer refused, with a stable machine-readable code.
+/// A request refused, with a stable machine-readable code: what an `error` reply carries.
 ///
 /// Carries what is known of the request (its type and id) so that the error reply
-/// can echo them. Navigation refusals stay `NavigationError`; both become an
-/// `error` reply.
+/// can echo them. `RequestCodec.decode` throws it; the server builds it for the
+/// refusals that need state (`hello-required`, `unsupported-version`, the navigation
+/// codes); a client reads it back from an `error` reply (`ServerReply.error`).
 public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable {
+    /// Every code of the protocol, in one list (docs/PROTOCOL.md, "Errors"). Open, not
+    /// an enum: a client must read a code a newer daemon added.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public var rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
 
         /// The line is not JSON (or not UTF-8, or escapes a lone surrogate); the message
         /// says what and at which byte.
@@ -23,7 +28,8 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let lineTooLong = Code(rawValue: "line-too-long")
         /// The first request was not `hello`.
         public static let helloRequired = Code(rawValue: "hello-required")
-        /// `hello` asked for a protocol version this daemon does not speak.
+        /// `hello` offered no protocol version this daemon speaks; the reply's
+        /// `supported` lists those it does (`ProtocolVersion.supported`).
         public static let unsupportedVersion = Code(rawValue: "unsupported-version")
 
         // Limits (docs/PROTOCOL.md, "Limits"): each names the limit that was hit.
@@ -45,6 +51,21 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let lineTimeout = Code(rawValue: "line-timeout")
         /// The peer may not use this socket (see "Who may connect"); the connection is closed.
         public static let notPermitted = Code(rawValue: "not-permitted")
+
+        // Navigation (the core's `NavigationError.Code` is this type).
+
+        public static let unknownNavigator = Code(rawValue: "unknown-navigator")
+        public static let navigatorExists = Code(rawValue: "navigator-exists")
+        public static let notOwner = Code(rawValue: "not-owner")
+        public static let duplicatePage = Code(rawValue: "duplicate-page")
+        public static let unknownPage = Code(rawValue: "unknown-page")
+        public static let emptyStack = Code(rawValue: "empty-stack")
+        public static let cannotPopRoot = Code(rawValue: "cannot-pop-root")
+        public static let invalidValue = Code(rawValue: "invalid-value")
+        /// `create` by a client that already owns its limit of navigators (16).
+        public static let tooManyNavigators = Code(rawValue: "too-many-navigators")
+        /// A stack would pass its page limit (64): `create`, `push`, `replace`.
+        public static let tooManyPages = Code(rawValue: "too-many-pages")
     }
 
     public var code: Code
@@ -53,12 +74,18 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
     public var request: String?
     /// The request's `"id"`, when it had a valid one.
     public var id: RequestID?
+    /// For `unsupported-version`: the versions the daemon speaks, lowest first.
+    public var supportedVersions: [Int64]?
 
-    public init(_ code: Code, _ message: String, request: String? = nil, id: RequestID? = nil) {
+    public init(
+        _ code: Code, _ message: String, request: String? = nil, id: RequestID? = nil,
+        supportedVersions: [Int64]? = nil
+    ) {
         self.code = code
         self.message = message
         self.request = request
         self.id = id
+        self.supportedVersions = supportedVersions
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -1,18 +1,16 @@
-import PopGestureCore
 import PopGestureProtocol
-@testable import PopGestureServer
 import Testing
 
-@Suite("RequestParser")
-struct RequestParserTests {
+@Suite("RequestCodec: decoding")
+struct RequestCodecTests {
     func parse(_ line: String) throws -> IdentifiedRequest {
-        try RequestParser.parse(line)
+        try RequestCodec.decode(line)
     }
 
     /// The error a line gets; records an issue when it parses.
     func error(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) -> ProtocolError? {
         do {
-            let parsed = try RequestParser.parse(line)
+            let parsed = try RequestCodec.decode(line)
             Issue.record("parsed as \(parsed)", sourceLocation: sourceLocation)
             return nil
         } catch {
@@ -25,9 +23,32 @@ struct RequestParserTests {
     @Test("hello, with an integer or string id echoed, and an optional name")
     func hello() throws {
         #expect(try parse(#"{"type":"hello","version":1,"name":"files","id":7}"#)
-            == IdentifiedRequest(.hello(version: 1, name: "files"), id: .integer(7)))
+            == IdentifiedRequest(.hello(versions: [1], name: "files"), id: .integer(7)))
         #expect(try parse(#"{"type":"hello","version":2,"id":"a"}"#)
-            == IdentifiedRequest(.hello(version: 2, name: nil), id: .string("a")))
+            == IdentifiedRequest(.hello(versions: [2], name: nil), id: .string("a")))
+    }
+
+    @Test("hello: versions offers a list and wins over version; version alone offers itself")
+    func helloVersions() throws {
+        #expect(try parse(#"{"type":"hello","version":1,"versions":[1,2,3]}"#).request
+            == .hello(versions: [1, 2, 3], name: nil))
+        #expect(try parse(#"{"type":"hello","versions":[2]}"#).request == .hello(versions: [2], name: nil))
+        #expect(try parse(#"{"type":"hello","version":4,"versions":null}"#).request == .hello(versions: [4], name: nil))
+    }
+
+    @Test("hello: versions must be 1 to 16 integers", arguments: [
+        (#"{"type":"hello","versions":[]}"#, ProtocolError.Code.invalidField, #""versions" must be a non-empty array of integers"#),
+        (#"{"type":"hello","versions":1}"#, .invalidField, #""versions" must be a non-empty array of integers, got an integer"#),
+        (#"{"type":"hello","versions":[1,"2"]}"#, .invalidField, #""versions[1]" must be an integer, got a string"#),
+        (#"{"type":"hello","versions":[1.0]}"#, .invalidField, #""versions[0]" must be an integer"#),
+        (#"{"type":"hello","versions":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}"#, .tooMany,
+         #""versions" has 17 versions; the limit is 16"#),
+    ])
+    func helloVersionsRefused(line: String, code: ProtocolError.Code, message: String) {
+        let e = error(line)
+        #expect(e?.code == code)
+        #expect(e?.message.hasPrefix(message) == true, "\(e?.message ?? "")")
+        #expect(e?.request == "hello")
     }
 
     @Test("requests without fields")
@@ -45,32 +66,33 @@ struct RequestParserTests {
               {"id":"root"},
               {"id":"detail","popDisabled":true,"prefersBarHidden":true,"maxStartDistance":12.5,
                "exclusionZones":[[0,0.5,1,0.25],[0.1,0.2,0.3,0.4]]}]}
-            """#.replacingOccurrences(of: "\n", with: "")
-        let detail = Page(
-            id: "detail", popDisabled: true, prefersBarHidden: true, maxStartDistanceMillimetres: 12.5,
-            exclusionZones: [NormalizedRect(x: 0, y: 0.5, width: 1, height: 0.25),
-                             NormalizedRect(x: 0.1, y: 0.2, width: 0.3, height: 0.4)])
-        #expect(try parse(line).request == .navigation(.create(
-            navigator: "main", pages: [Page(id: "root"), detail], layout: .rightToLeft, barFollowsTopPage: false)))
+            """#.filter { $0 != "\n" }
+        let detail = ClientRequest.Page(
+            id: "detail", popDisabled: true, prefersBarHidden: true, maxStartDistance: 12.5,
+            exclusionZones: [ClientRequest.Zone(x: 0, y: 0.5, width: 1, height: 0.25),
+                             ClientRequest.Zone(x: 0.1, y: 0.2, width: 0.3, height: 0.4)])
+        #expect(try parse(line).request == .create(
+            navigator: "main", pages: [ClientRequest.Page(id: "root"), detail], layout: .rightToLeft,
+            barFollowsTopPage: false))
         #expect(try parse(#"{"type":"create","navigator":"main","pages":[{"id":"root"}]}"#).request
-            == .navigation(.create(navigator: "main", pages: [Page(id: "root")], layout: nil, barFollowsTopPage: true)))
+            == .create(navigator: "main", pages: [ClientRequest.Page(id: "root")], layout: nil, barFollowsTopPage: true))
     }
 
     @Test("every navigation request, animated defaulting to false")
     func navigation() throws {
-        let page = Page(id: "p")
+        let page = ClientRequest.Page(id: "p")
         let cases: [(String, ClientRequest)] = [
             (#"{"type":"push","navigator":"n","page":{"id":"p"}}"#,
-             .navigation(.push(navigator: "n", page: page, animated: false))),
+             .push(navigator: "n", page: page, animated: false)),
             (#"{"type":"push","navigator":"n","page":{"id":"p"},"animated":true}"#,
-             .navigation(.push(navigator: "n", page: page, animated: true))),
-            (#"{"type":"pop","navigator":"n"}"#, .navigation(.pop(navigator: "n", animated: false))),
+             .push(navigator: "n", page: page, animated: true)),
+            (#"{"type":"pop","navigator":"n"}"#, .pop(navigator: "n", animated: false)),
             (#"{"type":"replace","navigator":"n","pages":[{"id":"p"}],"animated":true}"#,
-             .navigation(.replace(navigator: "n", pages: [page], animated: true))),
-            (#"{"type":"update","navigator":"n","page":{"id":"p"}}"#, .navigation(.update(navigator: "n", page: page))),
-            (#"{"type":"settle","navigator":"n"}"#, .navigation(.settle(navigator: "n"))),
-            (#"{"type":"front","navigator":"n"}"#, .navigation(.front(navigator: "n"))),
-            (#"{"type":"remove","navigator":"n"}"#, .navigation(.remove(navigator: "n"))),
+             .replace(navigator: "n", pages: [page], animated: true)),
+            (#"{"type":"update","navigator":"n","page":{"id":"p"}}"#, .update(navigator: "n", page: page)),
+            (#"{"type":"settle","navigator":"n"}"#, .settle(navigator: "n")),
+            (#"{"type":"front","navigator":"n"}"#, .front(navigator: "n")),
+            (#"{"type":"remove","navigator":"n"}"#, .remove(navigator: "n")),
             (#"{"type":"configure","navigator":"n"}"#, .configure(navigator: "n", layout: nil, barFollowsTopPage: nil)),
             (#"{"type":"configure","navigator":"n","layout":"ltr","barFollowsTopPage":false}"#,
              .configure(navigator: "n", layout: .leftToRight, barFollowsTopPage: false)),
@@ -86,7 +108,7 @@ struct RequestParserTests {
     @Test("null counts as absent; unknown keys are ignored")
     func lenient() throws {
         #expect(try parse(#"{"type":"pop","navigator":"n","animated":null,"id":null,"future":[1,{}]}"#)
-            == IdentifiedRequest(.navigation(.pop(navigator: "n", animated: false))))
+            == IdentifiedRequest(.pop(navigator: "n", animated: false)))
     }
 
     // MARK: - Errors
@@ -97,7 +119,7 @@ struct RequestParserTests {
             #expect(error(line)?.code == .malformedJSON, "\(line)")
         }
         #expect(throws: ProtocolError(.malformedJSON, "the line is not valid JSON: invalid-utf8 at byte 25: byte 0xFF cannot start a UTF-8 character")) {
-            try RequestParser.parse([UInt8](#"{"type":"status","name":""#.utf8) + [0xff, 0xfe] + Array(#""}"#.utf8))
+            try RequestCodec.decode([UInt8](#"{"type":"status","name":""#.utf8) + [0xff, 0xfe] + Array(#""}"#.utf8))
         }
     }
 
@@ -129,7 +151,7 @@ struct RequestParserTests {
     @Test("1e400: refused only where a number is needed; ignored under an unknown key")
     func outOfRangeNumbers() {
         #expect((try? parse(#"{"type":"pop","navigator":"n","future":1e400}"#))?.request
-            == .navigation(.pop(navigator: "n", animated: false)))
+            == .pop(navigator: "n", animated: false))
         let e = error(#"{"type":"push","navigator":"n","page":{"id":"p","maxStartDistance":1e400}}"#)
         #expect(e?.code == .invalidField)
         #expect(e?.message == #""page.maxStartDistance" must be a finite number, got a number out of range"#)
@@ -240,9 +262,9 @@ struct RequestParserTests {
         let atLimit = String(repeating: "é", count: Self.limit / 2)  // 256 bytes, 128 characters
         let over = atLimit + "x"
         #expect(try parse(#"{"type":"hello","version":1,"name":"\#(atLimit)","id":"\#(atLimit)"}"#)
-            == IdentifiedRequest(.hello(version: 1, name: atLimit), id: .string(atLimit)))
+            == IdentifiedRequest(.hello(versions: [1], name: atLimit), id: .string(atLimit)))
         #expect(try parse(#"{"type":"push","navigator":"\#(atLimit)","page":{"id":"\#(atLimit)"}}"#).request
-            == .navigation(.push(navigator: atLimit, page: Page(id: atLimit), animated: false)))
+            == .push(navigator: atLimit, page: ClientRequest.Page(id: atLimit), animated: false))
 
         let cases: [(String, String)] = [
             (#"{"type":"pop","navigator":"\#(over)"}"#, #""navigator""#),
@@ -272,13 +294,13 @@ struct RequestParserTests {
             Array(repeating: "[0,0,1,1]", count: count).joined(separator: ",")
         }
         let full = try parse(#"{"type":"replace","navigator":"n","pages":[\#(pages(64))]}"#)
-        guard case .navigation(.replace(_, let parsed, _)) = full.request else {
+        guard case .replace(_, let parsed, _) = full.request else {
             Issue.record("not a replace: \(full)")
             return
         }
         #expect(parsed.count == 64)
         let page = try parse(#"{"type":"push","navigator":"n","page":{"id":"p","exclusionZones":[\#(zones(16))]}}"#)
-        guard case .navigation(.push(_, let pushed, _)) = page.request else {
+        guard case .push(_, let pushed, _) = page.request else {
             Issue.record("not a push: \(page)")
             return
         }

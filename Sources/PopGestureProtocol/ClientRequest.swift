@@ -1,0 +1,129 @@
+/// One request a client sends (docs/PROTOCOL.md, "Requests"). `RequestCodec` reads and
+/// writes it; the daemon gives navigation requests their meaning.
+public enum ClientRequest: Sendable, Hashable {
+    /// Must come first. `versions` are the protocol versions the client speaks (see
+    /// `ProtocolVersion`); `name` is at most `ProtocolLimits.maximumIdentifierBytes`.
+    case hello(versions: [Int64], name: String?)
+    /// Become an observer: receive every event, `rejected` included.
+    case subscribe
+    case unsubscribe
+    /// A new navigator, owned by this connection and brought to the front.
+    /// `barFollowsTopPage` defaults to true.
+    case create(navigator: String, pages: [Page], layout: Layout?, barFollowsTopPage: Bool)
+    case push(navigator: String, page: Page, animated: Bool)
+    case pop(navigator: String, animated: Bool)
+    case replace(navigator: String, pages: [Page], animated: Bool)
+    /// New properties for a page already on the stack.
+    case update(navigator: String, page: Page)
+    /// Changes a navigator's settings; nil keeps the current value.
+    case configure(navigator: String, layout: Layout?, barFollowsTopPage: Bool?)
+    /// The push or pop animation is done.
+    case settle(navigator: String)
+    case front(navigator: String)
+    case remove(navigator: String)
+    /// Read-only: one navigator's stack.
+    case stack(navigator: String)
+    /// Read-only: devices, navigators and clients.
+    case status
+
+    /// The request types, as `"type"` names them.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack,
+             status
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .hello: .hello
+        case .subscribe: .subscribe
+        case .unsubscribe: .unsubscribe
+        case .create: .create
+        case .push: .push
+        case .pop: .pop
+        case .replace: .replace
+        case .update: .update
+        case .configure: .configure
+        case .settle: .settle
+        case .front: .front
+        case .remove: .remove
+        case .stack: .stack
+        case .status: .status
+        }
+    }
+
+    /// The request's `"type"`, echoed as `"request"` in replies.
+    public var type: String { kind.rawValue }
+
+    /// The navigator the request is about; nil for `hello`, `subscribe`, `unsubscribe`, `status`.
+    public var navigator: String? {
+        switch self {
+        case .hello, .subscribe, .unsubscribe, .status: nil
+        case .create(let n, _, _, _), .push(let n, _, _), .pop(let n, _), .replace(let n, _, _), .update(let n, _),
+             .configure(let n, _, _), .settle(let n), .front(let n), .remove(let n), .stack(let n):
+            n
+        }
+    }
+
+    /// Which side is leading: `"ltr"` (back is a swipe to the right) or `"rtl"`.
+    public enum Layout: String, Sendable, Hashable, CaseIterable {
+        case leftToRight = "ltr"
+        case rightToLeft = "rtl"
+    }
+
+    /// A page object: `{"id":…,"popDisabled":…,"prefersBarHidden":…,"maxStartDistance":…,"exclusionZones":[…]}`.
+    /// Only `id` is required; the rest default to false, 0 and none. The daemon checks
+    /// the ranges (a negative `maxStartDistance` is its `invalid-value`).
+    public struct Page: Sendable, Hashable {
+        public var id: String
+        public var popDisabled: Bool
+        public var prefersBarHidden: Bool
+        /// In millimetres from the leading edge; 0 means no limit.
+        public var maxStartDistance: Double
+        public var exclusionZones: [Zone]
+
+        public init(
+            id: String, popDisabled: Bool = false, prefersBarHidden: Bool = false, maxStartDistance: Double = 0,
+            exclusionZones: [Zone] = []
+        ) {
+            self.id = id
+            self.popDisabled = popDisabled
+            self.prefersBarHidden = prefersBarHidden
+            self.maxStartDistance = maxStartDistance
+            self.exclusionZones = exclusionZones
+        }
+    }
+
+    /// An exclusion zone, `[x, y, width, height]` in screen fractions (0…1, origin top-left).
+    public struct Zone: Sendable, Hashable {
+        public var x: Double
+        public var y: Double
+        public var width: Double
+        public var height: Double
+
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+    }
+}
+
+/// The optional `"id"` of a request, echoed in its reply so scripts can match them:
+/// an integer literal (`1.0` is refused, not echoed as `1`) or a string of at most
+/// `ProtocolLimits.maximumIdentifierBytes`.
+public enum RequestID: Sendable, Hashable {
+    case integer(Int64)
+    case string(String)
+}
+
+/// A request with the id to echo.
+public struct IdentifiedRequest: Sendable, Hashable {
+    public var request: ClientRequest
+    public var id: RequestID?
+
+    public init(_ request: ClientRequest, id: RequestID? = nil) {
+        self.request = request
+        self.id = id
+    }
+}

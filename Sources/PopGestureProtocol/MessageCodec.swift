@@ -1,0 +1,271 @@
+/// Reads and writes the lines the daemon sends: the one encoder and the one decoder of
+/// `ServerMessage`, replies and events alike (see docs/PROTOCOL.md).
+///
+/// Keys come in a fixed order, `"type"` first and the echoed `"id"` last, and keys
+/// holding nothing are left out (`"truncated"` unless true, a client's `name` before
+/// `hello`), so the output is stable enough to diff. The decoder takes what the encoder
+/// writes and ignores unknown keys; a type it does not know is `unknown-type`, so that
+/// a client can show such a line as it came.
+public enum MessageCodec {
+    /// The line for `message`, without its newline.
+    public static func encode(_ message: ServerMessage) -> String {
+        encodeValue(message).text
+    }
+
+    /// The line for an event, without its newline.
+    public static func encode(_ event: ServerEvent) -> String {
+        encodeValue(.event(event)).text
+    }
+
+    /// The line for a reply, without its newline.
+    public static func encode(_ reply: ServerReply, id: RequestID?) -> String {
+        encodeValue(.reply(reply, id: id)).text
+    }
+
+    /// An error reply for `error`, echoing its request type and id.
+    public static func encode(_ error: ProtocolError) -> String {
+        encode(.error(error), id: error.id)
+    }
+
+    /// The message as a JSON object.
+    public static func encodeValue(_ message: ServerMessage) -> JSONValue {
+        switch message {
+        case .reply(let reply, let id): encodeReply(reply, id: id)
+        case .event(let event): encodeEvent(event)
+        }
+    }
+
+    private static func encodeReply(_ reply: ServerReply, id: RequestID?) -> JSONValue {
+        var object = JSONObject()
+        object["type"] = .string(reply.kind.rawValue)
+        switch reply {
+        case .hello(let version, let server, let client):
+            object["version"] = .integer(version)
+            object["server"] = .string(server)
+            object["client"] = .integer(client)
+        case .ok(let request):
+            object["request"] = .string(request)
+        case .error(let error):
+            object["code"] = .string(error.code.rawValue)
+            object["message"] = .string(error.message)
+            object["request"] = error.request.map(JSONValue.string)
+            object["supported"] = error.supportedVersions.map { .array($0.map(JSONValue.integer)) }
+        case .stack(let stack):
+            object["navigator"] = .string(stack.navigator)
+            object["owner"] = .integer(stack.owner)
+            object["pages"] = .array(stack.pages.map(JSONValue.string))
+            object["front"] = .bool(stack.front)
+            object["transitioning"] = .bool(stack.transitioning)
+        case .status(let status):
+            object["version"] = .integer(status.version)
+            object["devices"] = .array(status.devices.map(encodeStatusEntry))
+            object["deviceCount"] = .integer(status.deviceCount)
+            object["navigators"] = .array(status.navigators.map(encodeStatusEntry))
+            object["navigatorCount"] = .integer(status.navigatorCount)
+            object["clients"] = .array(status.clients.map(encodeStatusEntry))
+            object["clientCount"] = .integer(status.clientCount)
+            if status.truncated { object["truncated"] = .bool(true) }
+        }
+        object["id"] = id?.json
+        return .object(object)
+    }
+
+    /// One entry of a `status` list: `{"device":0,"name":…,"path":…,"kind":…}`.
+    public static func encodeStatusEntry(_ device: ServerReply.Status.Device) -> JSONValue {
+        .object([
+            "device": .integer(device.device), "name": .string(device.name), "path": .string(device.path),
+            "kind": .string(device.kind),
+        ])
+    }
+
+    /// `{"navigator":…,"owner":3,"pages":2,"front":true}`.
+    public static func encodeStatusEntry(_ navigator: ServerReply.Status.Navigator) -> JSONValue {
+        .object([
+            "navigator": .string(navigator.navigator), "owner": .integer(navigator.owner),
+            "pages": .integer(navigator.pages), "front": .bool(navigator.front),
+        ])
+    }
+
+    /// `{"client":3,"name":…,"pid":…,"uid":…,"gid":…,"observer":false}`, name and credentials when known.
+    public static func encodeStatusEntry(_ client: ServerReply.Status.Client) -> JSONValue {
+        .object([
+            "client": .integer(client.client), "name": client.name.map(JSONValue.string),
+            "pid": client.credentials.map { .integer($0.pid) }, "uid": client.credentials.map { .integer($0.uid) },
+            "gid": client.credentials.map { .integer($0.gid) }, "observer": .bool(client.observer),
+        ])
+    }
+
+    private static func encodeEvent(_ event: ServerEvent) -> JSONValue {
+        var object = JSONObject()
+        object["type"] = .string(event.kind.rawValue)
+        switch event {
+        case .popBegan(let navigator, let page, let progress, _), .popProgress(let navigator, let page, let progress, _):
+            object["navigator"] = .string(navigator)
+            object["page"] = .string(page)
+            object["progress"] = thousandths(progress)
+        case .popFinished(let navigator, let page, let reason, _):
+            object["navigator"] = .string(navigator)
+            object["page"] = .string(page)
+            object["reason"] = .string(reason.rawValue)
+        case .popCancelled(let navigator, let page, let reason, _):
+            object["navigator"] = .string(navigator)
+            object["page"] = .string(page)
+            object["reason"] = .string(reason.rawValue)
+        case .back(let navigator, let popped, let top, _):
+            object["navigator"] = .string(navigator)
+            object["popped"] = .string(popped)
+            object["top"] = .string(top)
+        case .bar(let navigator, let page, let hidden):
+            object["navigator"] = .string(navigator)
+            object["page"] = .string(page)
+            object["hidden"] = .bool(hidden)
+        case .rejected(let reason, let device, _):
+            object["reason"] = .string(reason.rawValue)
+            object["device"] = .integer(device)
+        }
+        object["time_us"] = event.timeMicroseconds.map(JSONValue.integer)
+        return .object(object)
+    }
+
+    /// A fraction rounded to three decimals, written without trailing zeros (`0.25`,
+    /// `1`); null when not finite, which JSON cannot write.
+    static func thousandths(_ value: Double) -> JSONValue {
+        guard value.isFinite else { return .null }
+        let milli = Int64((min(max(value, -1e12), 1e12) * 1000).rounded())
+        let whole = milli.magnitude / 1000, fraction = milli.magnitude % 1000
+        guard fraction != 0 else { return .integer(milli / 1000) }
+        var digits = String(fraction)
+        digits = String(repeating: "0", count: 3 - digits.count) + digits
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return .number(JSONNumber(validLiteral: (milli < 0 ? "-" : "") + String(whole) + "." + digits))
+    }
+
+    // MARK: - Decoding
+
+    /// Reads one line from the daemon. Throws `malformed-json`, `not-an-object`,
+    /// `unknown-type` for a type this version does not know, and `missing-field` or
+    /// `invalid-field` naming the key.
+    public static func decode(_ line: some Collection<UInt8>) throws(ProtocolError) -> ServerMessage {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(line)
+        } catch {
+            throw RequestCodec.protocolError(error)
+        }
+        return try decode(value)
+    }
+
+    /// Reads one line given as text.
+    public static func decode(_ line: String) throws(ProtocolError) -> ServerMessage {
+        try decode(Array(line.utf8))
+    }
+
+    /// Reads a message already parsed.
+    public static func decode(_ value: JSONValue) throws(ProtocolError) -> ServerMessage {
+        guard case .object(let object) = value else {
+            throw ProtocolError(.notAnObject, "a message is a JSON object, got \(value.kind)")
+        }
+        let f = Fields(object: object, request: nil, id: nil)
+        let type = try f.string("type")
+        if let kind = ServerReply.Kind(rawValue: type) {
+            return .reply(try reply(kind, f), id: try f.requestID())
+        }
+        if let kind = ServerEvent.Kind(rawValue: type) {
+            return .event(try event(kind, f))
+        }
+        throw ProtocolError(.unknownType, "\"type\" \(ProtocolLimits.quoted(type)) is not a reply or an event")
+    }
+
+    private static func reply(_ kind: ServerReply.Kind, _ f: Fields) throws(ProtocolError) -> ServerReply {
+        switch kind {
+        case .hello:
+            return .hello(version: try f.integer("version"), server: try f.string("server"), client: try f.integer("client"))
+        case .ok:
+            return .ok(request: try f.string("request"))
+        case .error:
+            let supported = try f.optionalArray("supported")?.enumerated().map { (index, item) throws(ProtocolError) in
+                guard case .integer(let n) = item else { throw f.invalid("supported[\(index)]", "an integer", got: item) }
+                return n
+            }
+            return .error(ProtocolError(
+                ProtocolError.Code(rawValue: try f.string("code")), try f.string("message"),
+                request: try f.optionalString("request"), supportedVersions: supported))
+        case .stack:
+            let pages = try f.array("pages").enumerated().map { (index, item) throws(ProtocolError) in
+                guard case .string(let page) = item else { throw f.invalid("pages[\(index)]", "a string", got: item) }
+                return page
+            }
+            return .stack(ServerReply.Stack(
+                navigator: try f.string("navigator"), owner: try f.integer("owner"), pages: pages,
+                front: try f.bool("front"), transitioning: try f.bool("transitioning")))
+        case .status:
+            let devices = try f.objects("devices") { (d) throws(ProtocolError) in
+                ServerReply.Status.Device(
+                    device: try d.integer("device"), name: try d.string("name"), path: try d.string("path"),
+                    kind: try d.string("kind"))
+            }
+            let navigators = try f.objects("navigators") { (n) throws(ProtocolError) in
+                ServerReply.Status.Navigator(
+                    navigator: try n.string("navigator"), owner: try n.integer("owner"), pages: try n.integer("pages"),
+                    front: try n.bool("front"))
+            }
+            let clients = try f.objects("clients") { (c) throws(ProtocolError) in
+                let pid = try c.optionalInteger("pid"), uid = try c.optionalInteger("uid")
+                let gid = try c.optionalInteger("gid")
+                let credentials: ServerReply.Status.Credentials? =
+                    if let pid, let uid, let gid { ServerReply.Status.Credentials(pid: pid, uid: uid, gid: gid) } else { nil }
+                return ServerReply.Status.Client(
+                    client: try c.integer("client"), name: try c.optionalString("name"), credentials: credentials,
+                    observer: try c.bool("observer"))
+            }
+            return .status(ServerReply.Status(
+                version: try f.integer("version"), devices: devices,
+                deviceCount: try f.optionalInteger("deviceCount") ?? Int64(devices.count), navigators: navigators,
+                navigatorCount: try f.optionalInteger("navigatorCount") ?? Int64(navigators.count), clients: clients,
+                clientCount: try f.optionalInteger("clientCount") ?? Int64(clients.count)))
+        }
+    }
+
+    private static func event(_ kind: ServerEvent.Kind, _ f: Fields) throws(ProtocolError) -> ServerEvent {
+        switch kind {
+        case .popBegan:
+            return .popBegan(
+                navigator: try f.string("navigator"), page: try f.string("page"), progress: try f.number("progress"),
+                timeMicroseconds: try f.integer("time_us"))
+        case .popProgress:
+            return .popProgress(
+                navigator: try f.string("navigator"), page: try f.string("page"), progress: try f.number("progress"),
+                timeMicroseconds: try f.integer("time_us"))
+        case .popFinished:
+            return .popFinished(
+                navigator: try f.string("navigator"), page: try f.string("page"),
+                reason: ServerEvent.FinishReason(rawValue: try f.string("reason")),
+                timeMicroseconds: try f.integer("time_us"))
+        case .popCancelled:
+            return .popCancelled(
+                navigator: try f.string("navigator"), page: try f.string("page"),
+                reason: ServerEvent.CancelReason(rawValue: try f.string("reason")),
+                timeMicroseconds: try f.integer("time_us"))
+        case .back:
+            return .back(
+                navigator: try f.string("navigator"), popped: try f.string("popped"), top: try f.string("top"),
+                timeMicroseconds: try f.integer("time_us"))
+        case .bar:
+            return .bar(navigator: try f.string("navigator"), page: try f.string("page"), hidden: try f.bool("hidden"))
+        case .rejected:
+            return .rejected(
+                reason: ServerEvent.RejectionReason(rawValue: try f.string("reason")), device: try f.integer("device"),
+                timeMicroseconds: try f.integer("time_us"))
+        }
+    }
+}
+
+extension ServerMessage {
+    /// An error reply for `error`, with the id it carries.
+    public static func error(_ error: ProtocolError) -> ServerMessage {
+        var error = error
+        let id = error.id
+        error.id = nil
+        return .reply(.error(error), id: id)
+    }
+}
