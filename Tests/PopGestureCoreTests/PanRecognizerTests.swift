@@ -159,6 +159,25 @@ import Testing
         #expect(Self.pans(Fixtures.touchscreen, talk).isEmpty)
     }
 
+    @Test("A touch as large as a palm (25 mm major axis) excludes only itself; the pan's finger growing to one cancels")
+    func largeTouchesArePalms() {
+        var device = Fixtures.touchscreen
+        device.axes[ABS.mtTouchMajor] = AbsoluteAxis(minimum: 0, maximum: 255, resolution: 4)  // 25 mm = 100 units
+        let talk = Fixtures.Talk()
+        // A 30 mm touch rests at the bezel; a 10 mm fingertip swipes 4 frames and lifts.
+        talk.slot(1); talk.trackingID(1); talk.touchMajor(120); talk.position(x: 20, y: 2000); talk.report()
+        talk.slot(0); talk.trackingID(2); talk.touchMajor(40); talk.position(x: 80, y: 1800); talk.report()
+        for step in 1...4 { talk.positionX(80 + Int32(step) * 80); talk.report() }
+        talk.lift(); talk.report()
+        // The next fingertip flattens to 26 mm mid-pan.
+        talk.trackingID(3); talk.touchMajor(40); talk.position(x: 80, y: 1800); talk.report()
+        talk.positionX(160); talk.report()
+        talk.touchMajor(104); talk.positionX(240); talk.report()
+        talk.lift(); talk.report()
+        let kinds = Self.kinds(Self.pans(device, talk))
+        #expect(kinds == ["began", "changed", "changed", "changed", "changed", "ended", "began", "changed", "cancelled(palm)"])
+    }
+
     @Test("A pen touching the screen neither pans nor counts as an extra finger")
     func pensAreNotFingers() {
         let talk = Fixtures.Talk()
