@@ -151,12 +151,12 @@ public struct PopArbiter: Sendable {
                 let travel = (sample.position.xMillimetres - origin.position.xMillimetres) * direction
                 let fling = settings.flingVelocityMillimetresPerSecond
                 // A flick too short or too brief is no fling: its velocity spans a frame or two.
-                let long = sample.time - origin.time >= settings.flingMinimumDuration.microsecondsRounded
+                let longEnough = sample.time - origin.time >= settings.flingMinimumDuration.microsecondsRounded
                 transition(to: .idle, "released at \(progress), \(velocity) mm/s, \(travel) mm")
-                if long && velocity >= fling && travel >= settings.flingMinimumDistanceMillimetres {
+                if longEnough && velocity >= fling && travel >= settings.flingMinimumDistanceMillimetres {
                     return .commit(target, .fling)
                 }
-                if long && velocity <= -fling { return .cancelled(target, .flungBack) }
+                if longEnough && velocity <= -fling { return .cancelled(target, .flungBack) }
                 if progress >= settings.commitProgress { return .commit(target, .progress) }
                 return .cancelled(target, .released)
             case .cancelled(let reason, _):

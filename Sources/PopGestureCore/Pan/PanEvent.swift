@@ -1,7 +1,9 @@
 /// One moment of a single-touch pan, in screen coordinates.
 public struct PanSample: Sendable, Hashable {
     public var position: ScreenPoint
-    /// mm/s on the screen, x to the right and y down.
+    /// mm/s on the screen, x to the right and y down, at the release: only `ended`
+    /// samples carry it (0 in `began` and `changed`), since only the release uses it
+    /// and the fit over the window is not free on every frame.
     public var velocityX: Double
     public var velocityY: Double
     /// The kernel timestamp of the frame.

@@ -13,9 +13,10 @@ public enum PanSource: String, Sendable, Hashable, CaseIterable {
 /// Per-device settings for turning touches into pans.
 public struct PanSettings: Sendable, Hashable {
     public var source: PanSource
-    /// A touch whose major axis is at least this long is a palm. Used only when the
-    /// device reports `ABS_MT_TOUCH_MAJOR` with a resolution. Default 25 mm: a
-    /// fingertip's contact is about 8–12 mm, a palm's edge several centimetres.
+    /// A touch whose major axis is at least this long is a palm, which, like one the
+    /// device marks `MT_TOOL_PALM`, excludes only itself. Used only when the device
+    /// reports `ABS_MT_TOUCH_MAJOR` with a resolution. Default 25 mm: a fingertip's
+    /// contact is about 8–12 mm, a palm's edge several centimetres.
     public var palmSizeMillimetres: Double
 
     public init(source: PanSource, palmSizeMillimetres: Double = 25) {
@@ -94,16 +95,17 @@ public struct PanRecognizer: Sendable {
         var first = -1, second = -1
         for i in touches.contacts.indices where excluded.indices.contains(i) {
             let contact = touches.contacts[i]
+            // Written only on change: most frames leave every slot as it was.
             switch contact.phase {
             case .inactive, .cancelled:
-                excluded[i] = false
+                if excluded[i] { excluded[i] = false }
                 continue
             case .began:
-                excluded[i] = false  // A new contact in this slot: judged on its own.
+                if excluded[i] { excluded[i] = false }  // A new contact in this slot: judged on its own.
             case .down, .ended:
                 break
             }
-            if !contact.isFinger || contact.touchMajor >= palmMajorUnits { excluded[i] = true }
+            if !excluded[i] && (!contact.isFinger || contact.touchMajor >= palmMajorUnits) { excluded[i] = true }
             guard contact.isDown else { continue }
             if excluded[i] {
                 others += 1
@@ -220,8 +222,7 @@ public struct PanRecognizer: Sendable {
         }
         let point = transform.screenPoint(x: Int32(x.rounded()), y: Int32(y.rounded()))
         velocity.add(point, at: time)
-        let v = velocity.velocity(at: time)
-        let s = PanSample(position: point, velocityX: v.x, velocityY: v.y, time: time)
+        let s = PanSample(position: point, time: time)
         last = s
         return s
     }
