@@ -111,5 +111,8 @@ public enum ServerEvent: Sendable, Hashable {
         public static let eventsDropped = Self(rawValue: "events-dropped")
         public static let deviceRemoved = Self(rawValue: "device-removed")
         public static let busy = Self(rawValue: "busy")
+        /// The arbiter's state after the client changed the stack under the finger; the
+        /// wire says so as `pop-cancelled` `stack-changed`, never as a `rejected` event.
+        public static let stackChanged = Self(rawValue: "stack-changed")
     }
 }

@@ -277,6 +277,44 @@ import Testing
         }
     }
 
+    @Test("A palm resting at the left bezel, a finger down at 2 % of the width, a move of 40 mm to the right, then up: back")
+    func backBesideARestingPalm() throws {
+        var rig = try Rig()
+        rig.script.down(0, at: 0.005, 0.6, palm: true)
+        rig.script.down(1, at: 0.02, 0.5)
+        rig.script.move(1, byMillimetres: 40, 0, over: .milliseconds(200))
+        rig.script.up(1)
+        rig.script.up(0)
+        rig.feed()
+        #expect(rig.events.filter { $0.kind == "back" }.count == 1)
+        #expect(rig.engine.navigation.navigators["main"]?.pages.map(\.id) == ["root"])
+        #expect(rig.engine.arbiterState == .idle)
+    }
+
+    @Test("Two fingers landing in the same frame are rejected as extra-finger, once")
+    func fingersLandingTogetherAreRejected() throws {
+        var rig = try Rig()
+        let start = rig.script.time
+        let talk = Fixtures.Talk(startingAt: start)
+        PanRecognizerTests.twoFingersLandTogether(talk, steps: 10)
+        for event in talk.take() { rig.engine.handle(event, from: rig.screen) }
+        rig.engine.drainEvents { rig.events.append($0) }
+        #expect(rig.events == [.rejected(.extraFinger, device: rig.screen, time: start)])
+    }
+
+    @Test("A 5 mm flick in 16 ms is no fling: released short of the commit progress, it is cancelled")
+    func aShortFlickIsNoFling() throws {
+        var rig = try Rig()
+        rig.script.frameInterval = .milliseconds(8)
+        rig.script.down(at: 0.1, 0.5)
+        rig.script.move(byMillimetres: 5, 0, over: .milliseconds(16))
+        rig.script.up()
+        rig.feed()
+        #expect(rig.events.first?.kind == "pop-began")
+        #expect(rig.events.contains { if case .popCancelled(_, .released, _) = $0 { true } else { false } })
+        #expect(!rig.events.contains { $0.kind == "back" })
+    }
+
     @Test("On a touchpad, two fingers swiping right go back; one finger is pointer motion")
     func touchpad() throws {
         var rig = try Rig(device: Fixtures.touchpad, configuration: DeviceConfiguration(kind: .touchpad))

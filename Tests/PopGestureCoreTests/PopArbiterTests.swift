@@ -91,6 +91,34 @@ import Testing
         #expect(arbiter.abandon(navigator: "main", keepingTop: "detail") == .none)
         #expect(arbiter.abandon(navigator: "other", keepingTop: nil) == .none)
         #expect(arbiter.abandon(navigator: "main", keepingTop: "root") == .cancelled(Self.target, .stackChanged))
+        #expect(arbiter.state.description == "rejected(device 0, stack-changed)", "the stack changed: no animation is running")
         #expect(feed(.ended(Self.at(90, ms: 30, vx: 500)), nav) == .none)
+    }
+
+    @Test mutating func aFlickTooShortOrTooBriefIsNoFling() throws {
+        let nav = try Self.navigation()
+        // 6 mm in 16 ms: fast, but one frame's worth of travel and time.
+        _ = feed(.began(Self.at(10, ms: 0)), nav)
+        _ = feed(.changed(Self.at(16, ms: 8)), nav)
+        #expect(feed(.ended(Self.at(16, ms: 16, vx: 500)), nav) == .cancelled(Self.target, .released))
+        // 8 mm in 200 ms, flicked at the end: long enough, but less travel than a fingertip.
+        _ = feed(.began(Self.at(10, ms: 1000)), nav)
+        _ = feed(.changed(Self.at(18, ms: 1200)), nav)
+        #expect(feed(.ended(Self.at(18, ms: 1210, vx: 500)), nav) == .cancelled(Self.target, .released))
+        // 20 mm in 60 ms: a fling.
+        _ = feed(.began(Self.at(10, ms: 2000)), nav)
+        _ = feed(.changed(Self.at(30, ms: 2050)), nav)
+        #expect(feed(.ended(Self.at(30, ms: 2060, vx: 400)), nav) == .commit(Self.target, .fling))
+    }
+
+    @Test mutating func fingersThatNeverPannedAreRejectedWithTheirReason() throws {
+        let nav = try Self.navigation()
+        let time = Timestamp(microseconds: 5000)
+        #expect(feed(.failed(.extraFinger, time: time), nav) == .rejected(.extraFinger))
+        #expect(arbiter.state == .idle)
+        // Another device's failure while a pan is decided leaves that pan alone.
+        _ = feed(.began(Self.at(10, ms: 10)), nav)
+        #expect(feed(.failed(.eventsDropped, time: time), nav, from: DeviceID(1)) == .rejected(.eventsDropped))
+        #expect(feed(.changed(Self.at(30, ms: 20)), nav) == .began(Self.target, progress: 0.1))
     }
 }

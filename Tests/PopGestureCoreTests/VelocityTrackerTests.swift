@@ -44,8 +44,7 @@ struct VelocityTrackerTests {
 
     @Test("steady motion at 120 Hz reads the true speed although frames do not divide the window")
     func steadyMotionUnalignedRate() {
-        // 8 333 µs between frames does not divide the 50 ms window: the position at the
-        // window's start is interpolated between the samples around it.
+        // 8 333 µs between frames does not divide the 100 ms window.
         var tracker = VelocityTracker()
         let last = Self.steady(&tracker, vx: 100, vy: 0, interval: 8_333, count: 30)
         let v = tracker.velocity(at: last)
@@ -94,5 +93,45 @@ struct VelocityTrackerTests {
         let v = tracker.velocity(at: last)
         #expect(abs(v.x - 100) < 1e-6, "\(v)")
         #expect(abs(v.y + 40) < 1e-6, "\(v)")
+    }
+
+    @Test("a release stamped before the newest sample reads the motion, not 1 mm over 1 µs")
+    func releaseStampedBeforeTheNewestSample() {
+        var tracker = VelocityTracker()
+        tracker.add(Self.point(10, 20), at: Self.start)
+        tracker.add(Self.point(11, 20), at: Self.start + .milliseconds(10))
+        let v = tracker.velocity(at: Self.start)
+        #expect(abs(v.x - 100) < 1e-6, "1 mm in 10 ms: \(v)")
+    }
+
+    @Test("a sample stamped before the newest one (a clock gone back) starts over: no velocity across the jump")
+    func timeGoingBackwards() {
+        var tracker = VelocityTracker()
+        tracker.add(Self.point(0, 20), at: Self.start)
+        tracker.add(Self.point(1, 20), at: Self.start + .milliseconds(10))
+        tracker.add(Self.point(50, 20), at: Self.start + .milliseconds(9))
+        let v = tracker.velocity(at: Self.start + .milliseconds(9))
+        #expect(v.x == 0 && v.y == 0, "\(v)")
+    }
+
+    @Test("one frame's 2 mm jitter at the end of steady 100 mm/s motion moves the estimate by less than 15 %")
+    func jitterIsOnePointAmongSeveral() {
+        var tracker = VelocityTracker()
+        let last = Self.steady(&tracker, vx: 100, vy: 0, interval: 10_000, count: 20)
+        tracker.add(Self.point(10 + 100 * 0.2 + 2, 20), at: last + .milliseconds(10))
+        let v = tracker.velocity(at: last + .milliseconds(10))
+        #expect(abs(v.x - 100) < 15, "\(v)")
+    }
+
+    @Test("a swipe forward at 240 mm/s, then a flick back of 25 mm in 40 ms, releases with the flick's velocity")
+    func aFlickBackIsNotAveragedAway() {
+        var tracker = VelocityTracker()
+        let last = Self.steady(&tracker, vx: 240, vy: 0, interval: 10_000, count: 30)
+        let turn = 10 + 240 * 0.29
+        for step in 1...4 {
+            tracker.add(Self.point(turn - 6.25 * Double(step), 20), at: last + .milliseconds(Int64(step) * 10))
+        }
+        let v = tracker.velocity(at: last + .milliseconds(50))
+        #expect(v.x < -400, "the last 40 ms moved back at 625 mm/s: \(v)")
     }
 }

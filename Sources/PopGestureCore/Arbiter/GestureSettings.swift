@@ -37,5 +37,17 @@ public struct GestureSettings: Sendable, Hashable {
     /// 3000 px/s fling at a typical 420 dpi phone.
     public var flingVelocityMillimetresPerSecond: Double = 180
 
+    /// A release is a fling only after the finger travelled at least this far toward
+    /// the trailing side since it landed; shorter, progress decides. Default 10 mm:
+    /// about a fingertip's contact width, so a jab that barely passes the decision
+    /// distance is never a fling (UIKit and Android fling only after a drag).
+    public var flingMinimumDistanceMillimetres: Double = 10
+
+    /// A release is a fling (either way) only when the finger was down at least this
+    /// long; shorter, progress decides. Default 50 ms: the velocity then rests on at
+    /// least 3 frames at 60 Hz and 5 at 100 Hz, not on the one frame between two
+    /// samples.
+    public var flingMinimumDuration: Duration = .milliseconds(50)
+
     public init() {}
 }

@@ -67,7 +67,8 @@ public struct PanSurface: Sendable, Hashable {
 ///                  rejected ─────────────ended/cancelled─────────▶ idle
 /// ```
 /// One pan at a time across all devices: a pan on another device while one is
-/// being decided or tracked is rejected as `busy`.
+/// being decided or tracked is rejected as `busy`. A pan that failed before it began
+/// (`PanEvent.failed`) is rejected with its reason, in any state.
 public struct PopArbiter: Sendable {
     public enum Action: Sendable, Hashable {
         case none
@@ -110,6 +111,8 @@ public struct PopArbiter: Sendable {
     public mutating func handle(
         _ event: PanEvent, from device: DeviceID, surface: PanSurface, navigation: NavigationState
     ) -> Action {
+        // Fingers that never became a pan take no part in the pan being tracked.
+        if case .failed(let reason, _) = event { return .rejected(RejectionReason(reason)) }
         switch state {
         case .idle:
             guard case .began(let sample) = event else { return .none }
@@ -119,7 +122,7 @@ public struct PopArbiter: Sendable {
         case .deciding(let owner, let origin, let surface):
             guard owner == device else { return busy(event) }
             switch event {
-            case .began:
+            case .began, .failed:
                 return .none  // Cannot happen: a device's pan ends before it begins again.
             case .changed(let sample):
                 return decide(device: device, origin: origin, sample: sample, surface: surface, navigation: navigation)
@@ -134,7 +137,7 @@ public struct PopArbiter: Sendable {
         case .interactive(let owner, let origin, let surface, let target, let direction, let progress):
             guard owner == device else { return busy(event) }
             switch event {
-            case .began:
+            case .began, .failed:
                 return .none
             case .changed(let sample):
                 let now = Self.progress(origin: origin, sample: sample, surface: surface, direction: direction)
@@ -145,10 +148,15 @@ public struct PopArbiter: Sendable {
                 return .progress(target, now)
             case .ended(let sample):
                 let velocity = sample.velocityX * direction
+                let travel = (sample.position.xMillimetres - origin.position.xMillimetres) * direction
                 let fling = settings.flingVelocityMillimetresPerSecond
-                transition(to: .idle, "released at \(progress), \(velocity) mm/s")
-                if velocity >= fling { return .commit(target, .fling) }
-                if velocity <= -fling { return .cancelled(target, .flungBack) }
+                // A flick too short or too brief is no fling: its velocity spans a frame or two.
+                let longEnough = sample.time - origin.time >= settings.flingMinimumDuration.microsecondsRounded
+                transition(to: .idle, "released at \(progress), \(velocity) mm/s, \(travel) mm")
+                if longEnough && velocity >= fling && travel >= settings.flingMinimumDistanceMillimetres {
+                    return .commit(target, .fling)
+                }
+                if longEnough && velocity <= -fling { return .cancelled(target, .flungBack) }
                 if progress >= settings.commitProgress { return .commit(target, .progress) }
                 return .cancelled(target, .released)
             case .cancelled(let reason, _):
@@ -160,7 +168,7 @@ public struct PopArbiter: Sendable {
             guard owner == device else { return busy(event) }
             switch event {
             case .ended, .cancelled: transition(to: .idle, "pan over")
-            case .began, .changed: break
+            case .began, .changed, .failed: break
             }
             return .none
         }
@@ -171,7 +179,7 @@ public struct PopArbiter: Sendable {
     public mutating func abandon(navigator: String, keepingTop top: String?) -> Action {
         guard case .interactive(let device, _, _, let target, _, _) = state, target.navigator == navigator,
               target.page != top else { return .none }
-        transition(to: .rejected(device: device, .transitioning), "stack changed under the finger")
+        transition(to: .rejected(device: device, .stackChanged), "stack changed under the finger")
         return .cancelled(target, .stackChanged)
     }
 

@@ -17,6 +17,9 @@ public enum RejectionReason: String, Sendable, Hashable, CaseIterable {
     case deviceRemoved = "device-removed"
     /// Another device's pan is already being decided or tracked.
     case busy
+    /// The client changed its stack, or left, under an interactive pop: the rest of
+    /// that pan is ignored.
+    case stackChanged = "stack-changed"
 
     init(_ reason: PanCancelReason) {
         switch reason {

@@ -100,6 +100,7 @@ public enum SYN {
 public enum BTN {
     public static let toolFinger: UInt16 = 0x145
     public static let toolPen: UInt16 = 0x140
+    public static let toolRubber: UInt16 = 0x141
     public static let touch: UInt16 = 0x14a
     public static let toolDoubleTap: UInt16 = 0x14d
     public static let toolTripleTap: UInt16 = 0x14e

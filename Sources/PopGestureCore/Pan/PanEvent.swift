@@ -1,7 +1,9 @@
 /// One moment of a single-touch pan, in screen coordinates.
 public struct PanSample: Sendable, Hashable {
     public var position: ScreenPoint
-    /// mm/s on the screen, x to the right and y down.
+    /// mm/s on the screen, x to the right and y down, at the release: only `ended`
+    /// samples carry it (0 in `began` and `changed`), since only the release uses it
+    /// and the fit over the window is not free on every frame.
     public var velocityX: Double
     public var velocityY: Double
     /// The kernel timestamp of the frame.
@@ -15,11 +17,13 @@ public struct PanSample: Sendable, Hashable {
     }
 }
 
-/// Why a pan stopped without a release.
+/// Why a pan stopped without a release, or never began.
 public enum PanCancelReason: String, Sendable, Hashable {
-    /// Another finger landed (UIKit's `maximumNumberOfTouches = 1`).
+    /// Another finger landed (UIKit's `maximumNumberOfTouches = 1`), or more fingers
+    /// than the pan takes landed in one frame.
     case extraFinger = "extra-finger"
-    /// The finger turned out to be a palm (`MT_TOOL_PALM` or a large touch).
+    /// The pan's finger turned out to be a palm (`MT_TOOL_PALM` or a large touch) or
+    /// another tool that is not a finger.
     case palm
     /// Events were lost (`SYN_DROPPED`); what happened in between is unknown.
     case eventsDropped = "events-dropped"
@@ -28,10 +32,14 @@ public enum PanCancelReason: String, Sendable, Hashable {
 }
 
 /// The single-touch pan stream of one device: `began` when one finger lands,
-/// `changed` as it moves, then `ended` when it lifts or `cancelled`.
+/// `changed` as it moves, then `ended` when it lifts or `cancelled`. Fingers that
+/// can never be a pan (too many at once, or down across lost events) give `failed`
+/// instead of `began`, as UIKit's recognizers fail.
 public enum PanEvent: Sendable, Hashable {
     case began(PanSample)
     case changed(PanSample)
     case ended(PanSample)
     case cancelled(PanCancelReason, time: Timestamp)
+    /// No pan began: nothing else follows until every finger has lifted.
+    case failed(PanCancelReason, time: Timestamp)
 }

@@ -13,9 +13,10 @@ public enum PanSource: String, Sendable, Hashable, CaseIterable {
 /// Per-device settings for turning touches into pans.
 public struct PanSettings: Sendable, Hashable {
     public var source: PanSource
-    /// A touch whose major axis is at least this long is a palm. Used only when the
-    /// device reports `ABS_MT_TOUCH_MAJOR` with a resolution. Default 25 mm: a
-    /// fingertip's contact is about 8–12 mm, a palm's edge several centimetres.
+    /// A touch whose major axis is at least this long is a palm, which, like one the
+    /// device marks `MT_TOOL_PALM`, excludes only itself. Used only when the device
+    /// reports `ABS_MT_TOUCH_MAJOR` with a resolution. Default 25 mm: a fingertip's
+    /// contact is about 8–12 mm, a palm's edge several centimetres.
     public var palmSizeMillimetres: Double
 
     public init(source: PanSource, palmSizeMillimetres: Double = 25) {
@@ -31,9 +32,17 @@ public struct PanSettings: Sendable, Hashable {
 /// Turns the frames of one device into a pan stream.
 ///
 /// States: `idle` → `panning` (the counted fingers are down) → back to `idle` on
-/// release, or to `disqualified` when the finger count goes wrong, a palm shows up
-/// or events are lost; `disqualified` lasts until every finger is up, so a gesture
-/// that went wrong never turns into a pan halfway through.
+/// release, or to `disqualified` when the finger count goes wrong or events are lost;
+/// `disqualified` lasts until every finger is up, so a gesture that went wrong never
+/// turns into a pan halfway through.
+///
+/// **Palms and pens exclude themselves, not the others**, as libinput's touchscreen
+/// palm detection does. A contact that is not a finger (`MT_TOOL_PALM`, a touch whose
+/// major axis reaches ``PanSettings/palmSizeMillimetres``, `MT_TOOL_PEN` or any other
+/// tool) neither pans nor counts as an extra finger, so a finger next to the hand that
+/// holds the tablet still swipes back. Once a contact has been one it stays excluded
+/// until it lifts, even if the device later calls it a finger again. A pan's own
+/// finger that turns into one cancels that pan (`palm`).
 public struct PanRecognizer: Sendable {
     public enum State: Sendable, Equatable, CustomStringConvertible {
         case idle
@@ -57,6 +66,9 @@ public struct PanRecognizer: Sendable {
     /// The slots that make up the pan, and their tracking ids when it began.
     private var slots: (Int, Int) = (-1, -1)
     private var trackingIDs: (Int32, Int32) = (-1, -1)
+    /// Per slot: the contact there has been a palm or another tool, so it is no finger
+    /// until it lifts. Sized once, as `TouchState`'s contacts are.
+    private var excluded: ContiguousArray<Bool>
     private var velocity = VelocityTracker()
     private var last: PanSample?
     private var logger: Logger
@@ -71,6 +83,7 @@ public struct PanRecognizer: Sendable {
         } else {
             palmMajorUnits = .max
         }
+        excluded = ContiguousArray(repeating: false, count: max(1, device.slotCount))
     }
 
     private var fingersNeeded: Int { settings.source == .oneFinger ? 1 : 2 }
@@ -78,43 +91,56 @@ public struct PanRecognizer: Sendable {
     /// Reads a completed frame and returns the pan event it makes, if any.
     public mutating func process(_ touches: TouchState, resynced: Bool, at time: Timestamp) -> PanEvent? {
         var fingers = 0
-        var palms = 0
+        var others = 0  // Palms, pens and other tools that are down.
         var first = -1, second = -1
-        for i in touches.contacts.indices {
+        for i in touches.contacts.indices where excluded.indices.contains(i) {
             let contact = touches.contacts[i]
+            // Written only on change: most frames leave every slot as it was.
+            switch contact.phase {
+            case .inactive, .cancelled:
+                if excluded[i] { excluded[i] = false }
+                continue
+            case .held:
+                continue  // Down since the device was opened: never a finger (TouchState).
+            case .began:
+                if excluded[i] { excluded[i] = false }  // A new contact in this slot: judged on its own.
+            case .down, .ended:
+                break
+            }
+            if !excluded[i] && (!contact.isFinger || contact.touchMajor >= palmMajorUnits) { excluded[i] = true }
             guard contact.isDown else { continue }
-            if contact.isPalm || contact.touchMajor >= palmMajorUnits {
-                palms += 1
+            if excluded[i] {
+                others += 1
                 continue
             }
             fingers += 1
             if first < 0 { first = i } else if second < 0 { second = i }
         }
         // Touchpads with fewer slots than fingers report the rest through BTN_TOOL_*.
-        if settings.source == .twoFingerCentroid { fingers = max(fingers, touches.toolFingerCount - palms) }
+        if settings.source == .twoFingerCentroid { fingers = max(fingers, touches.toolFingerCount - others) }
 
         switch state {
         case .idle:
-            // Nothing down (a resync included), or fewer fingers than the pan needs: wait,
+            // Nothing down but palms and pens, or fewer fingers than the pan needs: wait,
             // since fingers seldom land in the same frame.
-            if palms == 0 && (fingers == 0 || fingers < fingersNeeded && !resynced) { return nil }
-            guard !resynced, fingers == fingersNeeded, palms == 0 else {
-                transition(to: .disqualified, "fingers=\(fingers) palms=\(palms) resynced=\(resynced)")
-                return nil
+            if fingers == 0 || fingers < fingersNeeded && !resynced { return nil }
+            if resynced {
+                // Down across lost events: where and when they landed is unknown.
+                return fail(fingers >= fingersNeeded ? .eventsDropped : nil, at: time, "fingers=\(fingers) resynced")
             }
+            if fingers > fingersNeeded { return fail(.extraFinger, at: time, "\(fingers) fingers landed at once") }
             // BTN_TOOL_DOUBLETAP can count fingers no slot holds yet (semi-mt pads send it
             // before, or without, any contact): a pan needs a position, so wait for one.
             guard first >= 0 else { return nil }
             slots = (first, second)
             trackingIDs = (touches.contacts[first].trackingID, second >= 0 ? touches.contacts[second].trackingID : -1)
             velocity.reset()
-            transition(to: .panning, "fingers=\(fingers)")
+            transition(to: .panning, "fingers=\(fingers) others=\(others)")
             return .began(sample(touches, at: time))
 
         case .panning:
             if resynced { return cancel(.eventsDropped, at: time, fingers: fingers) }
-            // A pan finger that turns into a palm is counted among the palms.
-            if palms > 0 { return cancel(.palm, at: time, fingers: fingers + palms) }
+            if panContactStoppedBeingAFinger(touches) { return cancel(.palm, at: time, fingers: fingers) }
             if !panContactsAreDown(touches) {
                 // The pan's finger lifted (or one of the two): a release.
                 let end = last ?? sample(touches, at: time)
@@ -136,7 +162,7 @@ public struct PanRecognizer: Sendable {
             return .changed(sample(touches, at: time))
 
         case .disqualified:
-            if fingers == 0 && palms == 0 { transition(to: .idle, "all fingers up") }
+            if fingers == 0 { transition(to: .idle, "all fingers up") }
             return nil
         }
     }
@@ -156,6 +182,26 @@ public struct PanRecognizer: Sendable {
         transition(to: fingers == 0 ? .idle : .disqualified, reason.rawValue)
         last = nil
         return .cancelled(reason, time: time)
+    }
+
+    /// No pan begins until every finger is up; `reason` nil fails silently.
+    private mutating func fail(
+        _ reason: PanCancelReason?, at time: Timestamp, _ why: @autoclosure () -> String
+    ) -> PanEvent? {
+        transition(to: .disqualified, why())
+        return reason.map { .failed($0, time: time) }
+    }
+
+    /// A pan's contact, still the same one (down, or lifting in this frame), became a
+    /// palm or another tool.
+    private func panContactStoppedBeingAFinger(_ touches: TouchState) -> Bool {
+        stoppedBeingAFinger(touches, slots.0, trackingIDs.0) || stoppedBeingAFinger(touches, slots.1, trackingIDs.1)
+    }
+
+    private func stoppedBeingAFinger(_ touches: TouchState, _ slot: Int, _ id: Int32) -> Bool {
+        guard excluded.indices.contains(slot), excluded[slot] else { return false }
+        let c = touches.contacts[slot]
+        return c.trackingID == id && (c.phase == .down || c.phase == .ended)
     }
 
     private func panContactsAreDown(_ touches: TouchState) -> Bool {
@@ -178,8 +224,7 @@ public struct PanRecognizer: Sendable {
         }
         let point = transform.screenPoint(x: Int32(x.rounded()), y: Int32(y.rounded()))
         velocity.add(point, at: time)
-        let v = velocity.velocity(at: time)
-        let s = PanSample(position: point, velocityX: v.x, velocityY: v.y, time: time)
+        let s = PanSample(position: point, time: time)
         last = s
         return s
     }

@@ -23,7 +23,8 @@ public struct Contact: Sendable, Equatable {
     public internal(set) var trackingID: Int32 = -1
     public internal(set) var x: Int32 = 0
     public internal(set) var y: Int32 = 0
-    /// `ABS_MT_TOOL_TYPE`; `MTTool.palm` marks a palm. Like every slot value it stays
+    /// `ABS_MT_TOOL_TYPE` (`MTTool`); on single-touch devices `MTTool.pen` while
+    /// `BTN_TOOL_PEN` or `BTN_TOOL_RUBBER` is down. Like every slot value it stays
     /// as last reported, also for the slot's next contact: the kernel (and mtdev) send
     /// a slot's value only when it changes.
     public internal(set) var toolType: Int32 = MTTool.finger
@@ -34,7 +35,11 @@ public struct Contact: Sendable, Equatable {
 
     /// Down after this frame (began or stayed).
     public var isDown: Bool { phase == .began || phase == .down }
+    /// The device calls it a palm (`MT_TOOL_PALM`). The pan layer also takes a large
+    /// touch for one.
     public var isPalm: Bool { toolType == MTTool.palm }
+    /// A finger (`MT_TOOL_FINGER`); pens, palms and any other tool are not.
+    public var isFinger: Bool { toolType == MTTool.finger }
 }
 
 /// What one event did to the touch state.
@@ -162,10 +167,10 @@ public struct TouchState: Sendable {
         toolFingerCount = 0
     }
 
-    /// Number of contacts down after this frame, palms excluded.
+    /// Number of fingers down after this frame: palms, pens and other tools excluded.
     public var fingerCount: Int {
         var n = 0
-        for c in contacts where c.isDown && !c.isPalm { n += 1 }
+        for c in contacts where c.isDown && c.isFinger { n += 1 }
         return n
     }
 
@@ -246,6 +251,8 @@ public struct TouchState: Sendable {
             } else if value == 0 && contacts[0].phase == .held {
                 contacts[0].phase = .inactive
             }
+        case BTN.toolPen where touchProtocol == .singleTouch, BTN.toolRubber where touchProtocol == .singleTouch:
+            contacts[0].toolType = value != 0 ? MTTool.pen : MTTool.finger  // A stylus is never a finger.
         case BTN.toolFinger: setToolFingers(1, value)
         case BTN.toolDoubleTap: setToolFingers(2, value)
         case BTN.toolTripleTap: setToolFingers(3, value)

@@ -81,6 +81,7 @@ extension ServerEvent.RejectionReason {
         case .eventsDropped: self = .eventsDropped
         case .deviceRemoved: self = .deviceRemoved
         case .busy: self = .busy
+        case .stackChanged: self = .stackChanged
         }
     }
 }
