@@ -39,6 +39,12 @@ let package = Package(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
 
+        // The thin layer over POSIX that the rest shares: Unix socket addresses, on swift-system's
+        // FileDescriptor and Errno.
+        .target(
+            name: "PopGestureSystem",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+
         // Pure gesture logic: imports no C, reads no clock.
         .target(
             name: "PopGestureCore",
@@ -74,7 +80,7 @@ let package = Package(
         .target(
             name: "PopGestureDaemon",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureServer", "CSystemd", "CLinux",
+                "PopGestureCore", "PopGestureInput", "PopGestureServer", "PopGestureSystem", "CSystemd", "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -90,16 +96,17 @@ let package = Package(
         .executableTarget(
             name: "popgestured",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureDaemon",
+                "PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureDaemon", "PopGestureSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
         // The command-line client: plain POSIX socket I/O, no engine.
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureProtocol",
+                "PopGestureProtocol", "PopGestureSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -116,13 +123,13 @@ let package = Package(
         .testTarget(
             name: "PopGestureServerTests",
             dependencies: [
-                "PopGestureServer", "PopGestureCore",
+                "PopGestureServer", "PopGestureCore", "PopGestureSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
             name: "PopGestureDaemonTests",
-            dependencies: ["PopGestureDaemon", "PopGestureCore", "popgestured", "popgesturectl"]),
+            dependencies: ["PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "popgestured", "popgesturectl"]),
     ]
 )

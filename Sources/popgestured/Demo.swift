@@ -6,6 +6,8 @@ import PopGestureCore
 import PopGestureDaemon
 import PopGestureInput
 import PopGestureServer
+import PopGestureSystem
+import SystemPackage
 
 /// The daemon for a first look: its real socket and engine, a client of its own, and
 /// a virtual touchscreen playing swipes when no real one is present.
@@ -158,20 +160,10 @@ final class DemoClient: @unchecked Sendable {
     private var progressLines = 0
 
     init(socketPath: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            _ = socketPath.utf8CString.withUnsafeBytes { raw.copyBytes(from: $0.prefix(raw.count - 1)) }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw ValidationError("cannot connect to \(socketPath): \(String(cString: strerror(errno)))")
+        do {
+            fd = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: socketPath)).rawValue
+        } catch {
+            throw ValidationError("cannot connect to \(socketPath): \(error)")
         }
         send(#"{"type":"hello","version":1,"name":"popgestured demo"}"#)
         send(#"{"type":"create","navigator":"demo","pages":[{"id":"home"},{"id":"list"},{"id":"detail"}]}"#)
