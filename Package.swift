@@ -124,12 +124,19 @@ let package = Package(
             name: "PopGestureServerTests",
             dependencies: [
                 "PopGestureServer", "PopGestureCore", "PopGestureSystem",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
             name: "PopGestureDaemonTests",
-            dependencies: ["PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "popgestured", "popgesturectl"]),
+            dependencies: [
+                "PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "popgestured", "popgesturectl",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(
+            name: "PopGestureSystemTests",
+            dependencies: ["PopGestureSystem", .product(name: "SystemPackage", package: "swift-system")]),
     ]
 )
