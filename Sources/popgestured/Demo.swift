@@ -82,8 +82,10 @@ struct Demo: ParsableCommand {
         for signal in [SIGINT, SIGTERM] { sigaddset(&stopSignals, signal) }
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
 
-        var logger = Logger(label: "popgestured") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = verbose ? .debug : .warning
+        // The daemon's own logging: queued, so the event loop never waits on a slow terminal.
+        let logging = DaemonLogging(level: verbose ? .debug : .warning)
+        defer { logging.flush() }
+        let logger = logging.makeLogger()
         let path = socket ?? Self.defaultSocketPath()
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

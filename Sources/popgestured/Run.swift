@@ -43,6 +43,8 @@ struct Run: ParsableCommand {
         let daemon = Daemon(
             configuration: configuration, configurationPath: config, overrides: overrides,
             logger: logging.makeLogger(), onReload: { logging.setLevel($0.logLevel) })
+        // Logging is queued (DaemonLogging), so the last lines are written out before exit.
+        defer { logging.flush() }
         do {
             try daemon.run()
         } catch {
