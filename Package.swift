@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "popgestured", targets: ["popgestured"]),
         .executable(name: "popgesturectl", targets: ["popgesturectl"]),
         .library(name: "PopGestureCore", targets: ["PopGestureCore"]),
+        .library(name: "PopGestureSynthesis", targets: ["PopGestureSynthesis"]),
         .library(name: "PopGestureProtocol", targets: ["PopGestureProtocol"]),
         .library(name: "PopGestureInput", targets: ["PopGestureInput"]),
         .library(name: "PopGestureRecording", targets: ["PopGestureRecording"]),
@@ -54,6 +55,10 @@ let package = Package(
                 .product(name: "RealModule", package: "swift-numerics"),
             ]),
 
+        // Evdev events written from a scripted gesture or decoded from fuzz bytes: for tests,
+        // Fuzz/, Benchmarks/ and the demo, not part of the core's API.
+        .target(name: "PopGestureSynthesis", dependencies: ["PopGestureCore"]),
+
         // The wire's JSON codec and the protocol's limits. Depends on nothing (no Foundation,
         // no engine), so the daemon and popgesturectl share it.
         .target(name: "PopGestureProtocol"),
@@ -97,6 +102,7 @@ let package = Package(
             name: "popgestured",
             dependencies: [
                 "PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureDaemon", "PopGestureSystem",
+                "PopGestureSynthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -111,19 +117,19 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
-        .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore"]),
+        .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore", "PopGestureSynthesis"]),
         .testTarget(name: "PopGestureProtocolTests", dependencies: ["PopGestureProtocol"]),
-        .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore", "CEvdev"]),
+        .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore", "PopGestureSynthesis", "CEvdev"]),
         .testTarget(
             name: "ReplayTests",
-            dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureRecording", "popgestured"]),
+            dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureSynthesis", "popgestured"]),
         .testTarget(
             name: "PopGestureRecordingTests",
             dependencies: ["PopGestureRecording", "PopGestureCore"]),
         .testTarget(
             name: "PopGestureServerTests",
             dependencies: [
-                "PopGestureServer", "PopGestureCore", "PopGestureSystem",
+                "PopGestureServer", "PopGestureCore", "PopGestureSystem", "PopGestureSynthesis",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -24,9 +24,6 @@ public struct SystemdNotifier: Sendable {
         spare = getenv("NOTIFY_SOCKET") != nil ? SpareDescriptor() : nil
     }
 
-    /// True when systemd asked to be notified (`NOTIFY_SOCKET` is set).
-    public var isEnabled: Bool { getenv("NOTIFY_SOCKET") != nil }
-
     /// Start-up, or a reload, is complete: `READY=1`. Type=notify units count as
     /// started only from here, and a reload ends here too.
     /// - Returns: true when systemd was told; false outside systemd or on error.
@@ -56,12 +53,6 @@ public struct SystemdNotifier: Sendable {
     @discardableResult
     public func watchdog() -> Bool {
         notify("WATCHDOG=1")
-    }
-
-    /// A line for `systemctl status`: `STATUS=…`.
-    @discardableResult
-    public func status(_ text: String) -> Bool {
-        notify("STATUS=\(Self.oneLine(text))")
     }
 
     /// How often to call ``watchdog()``: half of `WatchdogSec=`, as sd_watchdog_enabled(3)

@@ -63,8 +63,6 @@ struct LineReader {
         return nil
     }
 
-    var hasBufferedLine: Bool { buffer.contains(UInt8(ascii: "\n")) || (atEnd && !buffer.isEmpty) }
-
     /// Reads what is available (call after `poll` said readable); sets `atEnd` on EOF.
     mutating func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)

@@ -6,6 +6,7 @@ import PopGestureCore
 import PopGestureDaemon
 import PopGestureInput
 import PopGestureServer
+import PopGestureSynthesis
 import PopGestureSystem
 import SystemPackage
 

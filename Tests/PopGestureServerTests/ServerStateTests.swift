@@ -1,6 +1,7 @@
 import Foundation
 import PopGestureCore
 @testable import PopGestureServer
+import PopGestureSynthesis
 import Testing
 
 /// The server state machine, driven directly: lines and input events in, actions out.
