@@ -158,13 +158,13 @@ struct Demo: ParsableCommand {
 /// The demo's application: owns `demo`, prints each line it gets, and pushes a page
 /// back after each back so there is always something to go back from.
 final class DemoClient: @unchecked Sendable {
-    private let fd: CInt
+    private let socket: FileDescriptor
     /// pop-progress lines since the last other line; touched only by the reading thread.
     private var progressLines = 0
 
     init(socketPath: String) throws {
         do {
-            fd = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: socketPath)).rawValue
+            socket = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: socketPath))
         } catch {
             throw ValidationError("cannot connect to \(socketPath): \(error)")
         }
@@ -178,19 +178,18 @@ final class DemoClient: @unchecked Sendable {
     }
 
     func stop() {
-        shutdown(fd, Int32(SHUT_RDWR))
+        shutdown(socket.rawValue, Int32(SHUT_RDWR))
     }
 
     private func send(_ line: String) {
-        _ = (line + "\n").utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
+        _ = try? socket.writeAll((line + "\n").utf8)
     }
 
     private func readLines() {
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = read(fd, &chunk, chunk.count)
-            guard count > 0 else { break }
+            guard let count = try? chunk.withUnsafeMutableBytes({ try socket.read(into: $0) }), count > 0 else { break }
             pending.append(contentsOf: chunk[..<count])
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
@@ -198,7 +197,7 @@ final class DemoClient: @unchecked Sendable {
                 handle(line)
             }
         }
-        close(fd)
+        try? socket.close()
     }
 
     private func handle(_ line: String) {

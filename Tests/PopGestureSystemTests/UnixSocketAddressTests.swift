@@ -43,3 +43,18 @@ import Glibc
         #expect(throws: Errno.noSuchFileOrDirectory) { try FileDescriptor.connectedUnixSocket(to: address) }
     }
 }
+
+@Suite struct NonBlockingPipeTests {
+    @Test("a full self-pipe never blocks its writer, and draining empties it without blocking")
+    func aFullPipeDoesNotBlock() throws {
+        let pipe = try FileDescriptor.nonBlockingPipe()
+        defer { try? pipe.readEnd.close(); try? pipe.writeEnd.close() }
+        // A pipe holds 64 KiB by default: far more wakes than that must still return.
+        for _ in 0..<100_000 { pipe.writeEnd.writeWakeByte() }
+        pipe.readEnd.drain()
+        var byte: UInt8 = 0
+        #expect(throws: Errno.wouldBlock) { try withUnsafeMutableBytes(of: &byte) { try pipe.readEnd.read(into: $0) } }
+        #expect(fcntl(pipe.readEnd.rawValue, F_GETFD) & FD_CLOEXEC != 0)
+        #expect(fcntl(pipe.writeEnd.rawValue, F_GETFD) & FD_CLOEXEC != 0)
+    }
+}
