@@ -26,12 +26,18 @@ struct Run: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Same as --log-level debug: every state transition.")
     var verbose = false
 
-    func run() throws {
+    /// Every flag given, by key.
+    var overrides: ConfigurationOverrides {
         var overrides = gesture.overrides
         overrides[.socket] = socket
         overrides[.touchpads] = touchpads
         overrides[.clients] = clients
         overrides[.logLevel] = verbose ? "debug" : logLevel
+        return overrides
+    }
+
+    func run() throws {
+        let overrides = self.overrides
         let configuration: Configuration
         do {
             configuration = try Configuration.load(file: config, overrides: overrides)

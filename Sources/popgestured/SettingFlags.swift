@@ -1,7 +1,8 @@
 import ArgumentParser
 import PopGestureDaemon
 
-/// The flags of the gesture's settings, which `run` and `replay` share. Each flag
+/// The flags of the gesture's settings (``Configuration/Key/gestureKeys``), which
+/// `run` and `replay` share. Each flag
 /// keeps its text as typed; ``Configuration/Key``'s own parser reads it, the one that
 /// reads the file, so a flag is parsed once and refused with the file's words.
 struct GestureSettingFlags: ParsableArguments {
