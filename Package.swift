@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "popgestured", targets: ["popgestured"]),
         .executable(name: "popgesturectl", targets: ["popgesturectl"]),
         .library(name: "PopGestureCore", targets: ["PopGestureCore"]),
+        .library(name: "PopGestureSynthesis", targets: ["PopGestureSynthesis"]),
         .library(name: "PopGestureProtocol", targets: ["PopGestureProtocol"]),
         .library(name: "PopGestureInput", targets: ["PopGestureInput"]),
         .library(name: "PopGestureRecording", targets: ["PopGestureRecording"]),
@@ -20,7 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // System libraries: a module map and a one-line header each, nothing else.
@@ -39,6 +40,12 @@ let package = Package(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
 
+        // The thin layer over POSIX that the rest shares: Unix socket addresses, on swift-system's
+        // FileDescriptor and Errno.
+        .target(
+            name: "PopGestureSystem",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")]),
+
         // Pure gesture logic: imports no C, reads no clock.
         .target(
             name: "PopGestureCore",
@@ -47,6 +54,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "RealModule", package: "swift-numerics"),
             ]),
+
+        // Evdev events written from a scripted gesture or decoded from fuzz bytes: for tests,
+        // Fuzz/, Benchmarks/ and the demo, not part of the core's API.
+        .target(name: "PopGestureSynthesis", dependencies: ["PopGestureCore"]),
 
         // The protocol: typed requests, replies and events, their one encoder and decoder
         // each, version negotiation, on a bounded JSON codec with the protocol's limits.
@@ -76,7 +87,7 @@ let package = Package(
         .target(
             name: "PopGestureDaemon",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureServer", "CSystemd", "CLinux",
+                "PopGestureCore", "PopGestureInput", "PopGestureServer", "PopGestureSystem", "CSystemd", "CLinux",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -93,38 +104,47 @@ let package = Package(
             name: "popgestured",
             dependencies: [
                 "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureRecording", "PopGestureDaemon",
+                "PopGestureSystem", "PopGestureSynthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
         // The command-line client: plain POSIX socket I/O, no engine.
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureProtocol",
+                "PopGestureProtocol", "PopGestureSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
-        .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore", "PopGestureProtocol"]),
+        .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore", "PopGestureProtocol", "PopGestureSynthesis"]),
         .testTarget(name: "PopGestureProtocolTests", dependencies: ["PopGestureProtocol"]),
-        .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore", "CEvdev"]),
+        .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore", "PopGestureSynthesis", "CEvdev"]),
         .testTarget(
             name: "ReplayTests",
-            dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureRecording", "popgestured"]),
+            dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureSynthesis", "popgestured"]),
         .testTarget(
             name: "PopGestureRecordingTests",
             dependencies: ["PopGestureRecording", "PopGestureCore"]),
         .testTarget(
             name: "PopGestureServerTests",
             dependencies: [
-                "PopGestureServer", "PopGestureCore", "PopGestureProtocol",
+                "PopGestureServer", "PopGestureCore", "PopGestureProtocol", "PopGestureSystem", "PopGestureSynthesis",
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
             name: "PopGestureDaemonTests",
-            dependencies: ["PopGestureDaemon", "PopGestureCore", "popgestured", "popgesturectl"]),
+            dependencies: [
+                "PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "PopGestureSynthesis", "popgestured", "popgesturectl",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(
+            name: "PopGestureSystemTests",
+            dependencies: ["PopGestureSystem", .product(name: "SystemPackage", package: "swift-system")]),
     ]
 )

@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "PopGestureCore", package: "popgestured"),
                 .product(name: "PopGestureInput", package: "popgestured"),
                 .product(name: "PopGestureRecording", package: "popgestured"),
+                .product(name: "PopGestureSynthesis", package: "popgestured"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/EngineBenchmark",

@@ -30,6 +30,7 @@ let package = Package(
                 "FuzzDriver",
                 .product(name: "PopGestureInput", package: "popgestured"),
                 .product(name: "PopGestureCore", package: "popgestured"),
+                .product(name: "PopGestureSynthesis", package: "popgestured"),
             ]),
     ]
 )

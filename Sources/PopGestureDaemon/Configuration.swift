@@ -36,24 +36,6 @@ public struct Configuration: Sendable, Hashable {
     /// Where `popgestured.socket` listens; used only without socket activation.
     public static let defaultSocketPath = "/run/popgestured/popgestured.sock"
 
-    /// The keys of the file, in the order the documentation lists them.
-    public enum Key: String, Sendable, Hashable, CaseIterable {
-        case mode
-        case edgeWidth = "edge-width-mm"
-        case decisionDistance = "decision-distance-mm"
-        case maxAngle = "max-angle-degrees"
-        case commitProgress = "commit-progress"
-        case flingVelocity = "fling-velocity-mm-per-s"
-        case layout
-        case transitionTimeout = "transition-timeout-ms"
-        case rotation
-        case touchpads
-        case screen
-        case socket
-        case clients
-        case logLevel = "log-level"
-    }
-
     /// `mode`, `edge-width-mm`, `decision-distance-mm`, `max-angle-degrees`,
     /// `commit-progress`, `fling-velocity-mm-per-s`. Defaults: ``GestureSettings``.
     public var gesture: GestureSettings
@@ -154,7 +136,7 @@ public struct Configuration: Sendable, Hashable {
         }
     }
 
-    /// Command-line values go through the same checks as the file's, so
+    /// Command-line values go through the same parser and checks as the file's, so
     /// `--commit-progress 2` is refused with the same words as `commit-progress = 2`.
     public mutating func merge(_ overrides: ConfigurationOverrides) throws(ConfigurationError) {
         for (key, text) in overrides.assignments {
@@ -166,6 +148,13 @@ public struct Configuration: Sendable, Hashable {
         }
     }
 
+    /// The defaults with the command line's values on top, and no file: what
+    /// `replay` runs with.
+    public init(overrides: ConfigurationOverrides) throws(ConfigurationError) {
+        self.init()
+        try merge(overrides)
+    }
+
     // MARK: - Values as text
 
     struct ValueError: Error {
@@ -174,56 +163,7 @@ public struct Configuration: Sendable, Hashable {
 
     /// Sets one key from its text, checking type and range.
     mutating func set(_ key: Key, to text: String) throws(ValueError) {
-        func refuse() -> ValueError {
-            // A trailing comment is the likeliest reason for a puzzling value.
-            let hint = text.contains("#") ? " (comments must be on a line of their own)" : ""
-            return ValueError(message: "expected \(key.expected), got \"\(text)\"\(hint)")
-        }
-        func number(_ accepts: (Double) -> Bool) throws(ValueError) -> Double {
-            guard let value = Double(text), value.isFinite, accepts(value) else { throw refuse() }
-            return value
-        }
-        switch key {
-        case .mode:
-            guard let mode = GestureMode(rawValue: text) else { throw refuse() }
-            gesture.mode = mode
-        case .edgeWidth:
-            gesture.edgeWidthMillimetres = try number { $0 > 0 }
-        case .decisionDistance:
-            gesture.decisionDistanceMillimetres = try number { $0 > 0 }
-        case .maxAngle:
-            gesture.maxAngleDegrees = try number { $0 > 0 && $0 <= 90 }
-        case .commitProgress:
-            gesture.commitProgress = try number { (0...1).contains($0) }
-        case .flingVelocity:
-            gesture.flingVelocityMillimetresPerSecond = try number { $0 > 0 }
-        case .layout:
-            guard let layout = LayoutDirection(rawValue: text) else { throw refuse() }
-            defaultLayout = layout
-        case .transitionTimeout:
-            guard let milliseconds = Int(text), Self.transitionTimeoutRange.contains(milliseconds) else { throw refuse() }
-            transitionTimeout = .milliseconds(milliseconds)
-        case .rotation:
-            // Exactly one of the four, not Rotation(degrees:) which would take -90 or 450.
-            guard let degrees = Int(text), let rotation = Rotation(rawValue: degrees) else { throw refuse() }
-            self.rotation = rotation
-        case .touchpads:
-            guard let mode = TouchpadMode(rawValue: text) else { throw refuse() }
-            touchpads = mode
-        case .screen:
-            guard let selection = ScreenSelection(text) else { throw refuse() }
-            screen = selection
-        case .socket:
-            // sun_path holds 108 bytes, the last one the terminating NUL.
-            guard text.hasPrefix("/"), text.utf8.count <= 107, !text.utf8.contains(0) else { throw refuse() }
-            socketPath = text
-        case .clients:
-            guard let mode = ClientsMode(rawValue: text) else { throw refuse() }
-            clients = mode
-        case .logLevel:
-            guard let level = Logger.Level(rawValue: text) else { throw refuse() }
-            logLevel = level
-        }
+        try key.set(text, in: &self)
     }
 
     /// A client that never says its animation settled blocks the back gesture for
@@ -232,28 +172,7 @@ public struct Configuration: Sendable, Hashable {
 
     /// A key's value as the file would spell it.
     public func value(of key: Key) -> String {
-        switch key {
-        case .mode: gesture.mode.rawValue
-        case .edgeWidth: "\(gesture.edgeWidthMillimetres)"
-        case .decisionDistance: "\(gesture.decisionDistanceMillimetres)"
-        case .maxAngle: "\(gesture.maxAngleDegrees)"
-        case .commitProgress: "\(gesture.commitProgress)"
-        case .flingVelocity: "\(gesture.flingVelocityMillimetresPerSecond)"
-        case .layout: defaultLayout.rawValue
-        case .transitionTimeout: "\(transitionTimeout.wholeMilliseconds)"
-        case .rotation: "\(rotation.rawValue)"
-        case .touchpads: touchpads.rawValue
-        case .screen: screen.text
-        case .socket: socketPath
-        case .clients: clients.rawValue
-        case .logLevel: logLevel.rawValue
-        }
-    }
-
-    /// The whole configuration as a file that parses back to it: for a
-    /// `--print-configuration` flag or a starting point in /etc.
-    public var fileContents: String {
-        Key.allCases.map { "\($0.rawValue) = \(value(of: $0))\n" }.joined()
+        key.value(in: self)
     }
 
     /// The keys whose value differs from `previous`'s.
@@ -286,34 +205,5 @@ public struct Configuration: Sendable, Hashable {
             guard let source = touchpads.panSource else { return nil }
             return DeviceConfiguration(kind: .touchpad, calibration: calibration, pan: PanSettings(source: source))
         }
-    }
-}
-
-extension Configuration.Key {
-    /// What a value must look like, as error messages say it.
-    public var expected: String {
-        switch self {
-        case .mode: "fullscreen or edge"
-        case .edgeWidth, .decisionDistance: "a number of millimetres above 0"
-        case .maxAngle: "a number of degrees above 0 and at most 90"
-        case .commitProgress: "a number between 0 and 1"
-        case .flingVelocity: "a number of millimetres per second above 0"
-        case .layout: "ltr or rtl"
-        case .transitionTimeout:
-            "a whole number of milliseconds between \(Configuration.transitionTimeoutRange.lowerBound) and \(Configuration.transitionTimeoutRange.upperBound)"
-        case .rotation: "0, 90, 180 or 270"
-        case .touchpads: "off, two-finger or one-finger"
-        case .screen: "all, or the WL_OUTPUT or name of a touchscreen (no control characters)"
-        case .socket: "an absolute path of at most 107 bytes"
-        case .clients: "seat or any"
-        case .logLevel: "trace, debug, info, notice, warning, error or critical"
-        }
-    }
-}
-
-extension Duration {
-    fileprivate var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

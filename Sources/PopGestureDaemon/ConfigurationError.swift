@@ -64,7 +64,10 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         case .file(let path, nil): text = "\(path): "
         case .commandLine: text = "command line: "
         }
-        if let key { text += origin == .commandLine ? "--\(key): " : "\(key): " }
+        if let key {
+            // On the command line, the flag as typed: `--edge-width`, not the file's `edge-width-mm`.
+            text += origin == .commandLine ? "--\(Configuration.Key(rawValue: key)?.flag ?? key): " : "\(key): "
+        }
         return text + message
     }
 }

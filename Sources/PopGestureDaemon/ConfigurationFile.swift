@@ -1,9 +1,5 @@
 import SystemPackage
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The text of a configuration file: one `key = value` per line.
 ///
 /// Blank lines and lines whose first non-blank character is `#` are ignored.
@@ -132,9 +128,7 @@ public struct ConfigurationFile: Sendable, Hashable {
     /// The file's bytes, read with the checks ``read(_:required:)`` promises.
     private static func readBounded(_ path: String) throws(ReadError) -> [UInt8] {
         // stat first, so that a device node is never even opened (opening some has effects).
-        var status = stat()
-        guard stat(path, &status) == 0 else { throw .system(Errno(rawValue: errno)) }
-        try checkRegular(status)
+        try checkRegular(status { () throws(Errno) in try FilePath(path).stat() })
         let fd: FileDescriptor
         do {
             // O_NONBLOCK: a FIFO put there since the stat must not block the open.
@@ -144,8 +138,7 @@ public struct ConfigurationFile: Sendable, Hashable {
         }
         defer { try? fd.close() }
         // fstat, on what was opened, is the check that counts.
-        guard fstat(fd.rawValue, &status) == 0 else { throw .system(Errno(rawValue: errno)) }
-        try checkRegular(status)
+        try checkRegular(status { () throws(Errno) in try fd.stat() })
         // One byte more than allowed tells a file that grew past the limit from one at it.
         var bytes = [UInt8](repeating: 0, count: maximumSize + 1)
         var count = 0
@@ -162,20 +155,28 @@ public struct ConfigurationFile: Sendable, Hashable {
         return Array(bytes[..<count])
     }
 
-    private static func checkRegular(_ status: stat) throws(ReadError) {
-        let type = status.st_mode & S_IFMT
-        guard type == S_IFREG else {
+    private static func status(_ stat: () throws(Errno) -> Stat) throws(ReadError) -> Stat {
+        do {
+            return try stat()
+        } catch {
+            throw .system(error)
+        }
+    }
+
+    private static func checkRegular(_ status: Stat) throws(ReadError) {
+        let type = status.type
+        guard type == .regular else {
             let kind = switch type {
-            case S_IFDIR: "a directory"
-            case S_IFIFO: "a FIFO"
-            case S_IFCHR: "a character device"
-            case S_IFBLK: "a block device"
-            case S_IFSOCK: "a socket"
-            default: "of file type \(String(type, radix: 8))"
+            case .directory: "a directory"
+            case .fifo: "a FIFO"
+            case .characterSpecial: "a character device"
+            case .blockSpecial: "a block device"
+            case .socket: "a socket"
+            default: "of file type \(String(type.rawValue, radix: 8))"
             }
             throw .notRegular(kind)
         }
-        guard status.st_size <= maximumSize else { throw .tooLarge(Int(status.st_size)) }
+        guard status.size <= maximumSize else { throw .tooLarge(Int(status.size)) }
     }
 
     /// " (did you mean edge-width-mm?)" for a near miss: snake_case, or a unit left off.

@@ -5,6 +5,8 @@ import NIOPosix
 import PopGestureCore
 import PopGestureInput
 import PopGestureServer
+import PopGestureSystem
+import SystemPackage
 
 /// popgestured itself: the client socket on one NIO event loop, and the devices,
 /// signals and watchdog on the calling thread's ``DeviceWatcher`` loop.
@@ -171,19 +173,11 @@ public struct DaemonError: Error, CustomStringConvertible {
 /// Asks whether something already answers on a Unix socket path.
 enum SocketProbe {
     static func isAnswering(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
-            }
-        }
+        guard let address = try? UnixSocketAddress(path: path),
+              let socket = try? FileDescriptor.connectedUnixSocket(to: address)
+        else { return false }
+        try? socket.close()
+        return true
     }
 }
 

@@ -1,6 +1,7 @@
-import Glibc
 import PopGestureInput
+import PopGestureSystem
 import Synchronization
+import SystemPackage
 
 /// How other threads reach the main loop: a queue of commands and a self-pipe whose
 /// read end is in the loop's `poll` set. ``send(_:)`` queues a command and writes a
@@ -14,26 +15,21 @@ final class LoopMailbox: Sendable {
     }
 
     private let commands = Mutex<[Command]>([])
+    private let pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
     /// The pipe's read end, for `poll`.
-    let readEnd: CInt
-    private let writeEnd: CInt
+    var readEnd: CInt { pipe.readEnd.rawValue }
 
     init() throws(InputError) {
-        var ends: [CInt] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            throw InputError(.loopSetup, "cannot create the wake pipe: \(String(cString: strerror(errno)))")
+        do {
+            pipe = try FileDescriptor.nonBlockingPipe()
+        } catch {
+            throw InputError(.loopSetup, "cannot create the wake pipe: \(error)")
         }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
-        readEnd = ends[0]
-        writeEnd = ends[1]
     }
 
     deinit {
-        close(readEnd)
-        close(writeEnd)
+        try? pipe.readEnd.close()
+        try? pipe.writeEnd.close()
     }
 
     func send(_ command: Command) {
@@ -43,14 +39,12 @@ final class LoopMailbox: Sendable {
 
     /// Wakes the loop's `poll`. A full pipe already wakes it, so a failed write is fine.
     func wake() {
-        var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
+        pipe.writeEnd.writeWakeByte()
     }
 
     /// Empties the pipe; call it when `poll` says the read end is readable.
     func drainWakes() {
-        var drain = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        while read(readEnd, &drain, MemoryLayout.size(ofValue: drain)) > 0 {}
+        pipe.readEnd.drain()
     }
 
     /// The commands sent since the last call, in order.

@@ -1,5 +1,6 @@
 import CSystemd
 import NIOConcurrencyHelpers
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -23,9 +24,6 @@ public struct SystemdNotifier: Sendable {
     public init() {
         spare = getenv("NOTIFY_SOCKET") != nil ? SpareDescriptor() : nil
     }
-
-    /// True when systemd asked to be notified (`NOTIFY_SOCKET` is set).
-    public var isEnabled: Bool { getenv("NOTIFY_SOCKET") != nil }
 
     /// Start-up, or a reload, is complete: `READY=1`. Type=notify units count as
     /// started only from here, and a reload ends here too.
@@ -56,12 +54,6 @@ public struct SystemdNotifier: Sendable {
     @discardableResult
     public func watchdog() -> Bool {
         notify("WATCHDOG=1")
-    }
-
-    /// A line for `systemctl status`: `STATUS=…`.
-    @discardableResult
-    public func status(_ text: String) -> Bool {
-        notify("STATUS=\(Self.oneLine(text))")
     }
 
     /// How often to call ``watchdog()``: half of `WatchdogSec=`, as sd_watchdog_enabled(3)
@@ -97,25 +89,29 @@ public struct SystemdNotifier: Sendable {
 
 /// A descriptor held only so that it can be given back when the process runs out.
 private final class SpareDescriptor: Sendable {
-    private let descriptor = NIOLockedValueBox<CInt>(-1)
+    private let descriptor = NIOLockedValueBox<FileDescriptor?>(nil)
 
     init() {
-        descriptor.withLockedValue { $0 = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        descriptor.withLockedValue { $0 = Self.open() }
     }
 
     /// Closes the spare, runs `body` (which may now open one descriptor), and takes
     /// the spare again. Another thread may win the freed slot; then `body` fails as
     /// it would have, and the next call tries again.
     func whileReleased(_ body: () -> CInt) -> CInt {
-        descriptor.withLockedValue { fd in
-            if fd >= 0 { close(fd) }
+        descriptor.withLockedValue { spare in
+            try? spare?.close()
             let result = body()
-            fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            spare = Self.open()
             return result
         }
     }
 
+    private static func open() -> FileDescriptor? {
+        try? FileDescriptor.open("/dev/null", .readOnly, options: .closeOnExec)
+    }
+
     deinit {
-        descriptor.withLockedValue { if $0 >= 0 { close($0) } }
+        descriptor.withLockedValue { try? $0?.close() }
     }
 }

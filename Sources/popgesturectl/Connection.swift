@@ -1,5 +1,6 @@
 import Glibc
 import SystemPackage
+import PopGestureSystem
 
 /// Where the daemon listens when neither `--socket` nor `$POPGESTURED_SOCKET` says otherwise;
 /// `popgestured.socket` (systemd) creates it.
@@ -62,8 +63,6 @@ struct LineReader {
         return nil
     }
 
-    var hasBufferedLine: Bool { buffer.contains(UInt8(ascii: "\n")) || (atEnd && !buffer.isEmpty) }
-
     /// Reads what is available (call after `poll` said readable); sets `atEnd` on EOF.
     mutating func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
@@ -88,32 +87,17 @@ final class Connection {
     /// Connects to `path`. Throws `ConnectError` with a message fit to print as is.
     init(path: String) throws(ConnectError) {
         self.path = path
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        let pathBytes = Array(path.utf8)
-        // The kernel needs the path and its NUL inside sun_path.
-        guard !pathBytes.isEmpty, pathBytes.count < capacity else {
-            throw ConnectError(path: path, problem: "a Unix socket path must be 1 to \(capacity - 1) bytes long")
+        let address: UnixSocketAddress
+        do {
+            address = try UnixSocketAddress(path: path)
+        } catch {
+            throw ConnectError(path: path, problem: "\(error)")
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-            raw[pathBytes.count] = 0
-        }
-
-        let raw = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
-        guard raw >= 0 else { throw ConnectError(path: path, errno: Errno(rawValue: errno)) }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connectRetryingInterrupts(raw, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            let error = Errno(rawValue: errno)
-            close(raw)
+        do {
+            socket = try FileDescriptor.connectedUnixSocket(to: address)
+        } catch {
             throw ConnectError(path: path, errno: error)
         }
-        socket = FileDescriptor(rawValue: raw)
         reader = LineReader(descriptor: socket)
     }
 
@@ -137,12 +121,5 @@ final class Connection {
             }
             sent += count
         }
-    }
-}
-
-private func connectRetryingInterrupts(_ socket: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
-    while true {
-        let result = connect(socket, address, length)
-        if result == 0 || errno != EINTR { return result }
     }
 }

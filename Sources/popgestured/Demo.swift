@@ -7,6 +7,9 @@ import PopGestureDaemon
 import PopGestureInput
 import PopGestureProtocol
 import PopGestureServer
+import PopGestureSynthesis
+import PopGestureSystem
+import SystemPackage
 
 /// The daemon for a first look: its real socket and engine, a client of its own, and
 /// a virtual touchscreen playing swipes when no real one is present.
@@ -81,8 +84,10 @@ struct Demo: ParsableCommand {
         for signal in [SIGINT, SIGTERM] { sigaddset(&stopSignals, signal) }
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
 
-        var logger = Logger(label: "popgestured") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = verbose ? .debug : .warning
+        // The daemon's own logging: queued, so the event loop never waits on a slow terminal.
+        let logging = DaemonLogging(level: verbose ? .debug : .warning)
+        defer { logging.flush() }
+        let logger = logging.makeLogger()
         let path = socket ?? Self.defaultSocketPath()
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -153,25 +158,15 @@ struct Demo: ParsableCommand {
 /// The demo's application: owns `demo`, prints each line it gets, and pushes a page
 /// back after each back so there is always something to go back from.
 final class DemoClient: @unchecked Sendable {
-    private let fd: CInt
+    private let socket: FileDescriptor
     /// pop-progress lines since the last other line; touched only by the reading thread.
     private var progressLines = 0
 
     init(socketPath: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            _ = socketPath.utf8CString.withUnsafeBytes { raw.copyBytes(from: $0.prefix(raw.count - 1)) }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw ValidationError("cannot connect to \(socketPath): \(String(cString: strerror(errno)))")
+        do {
+            socket = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: socketPath))
+        } catch {
+            throw ValidationError("cannot connect to \(socketPath): \(error)")
         }
         send(.hello(versions: ProtocolVersion.supported, name: "popgestured demo"))
         send(.create(
@@ -185,19 +180,18 @@ final class DemoClient: @unchecked Sendable {
     }
 
     func stop() {
-        shutdown(fd, Int32(SHUT_RDWR))
+        shutdown(socket.rawValue, Int32(SHUT_RDWR))
     }
 
     private func send(_ request: ClientRequest) {
-        _ = (RequestCodec.encode(IdentifiedRequest(request)) + "\n").utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
+        _ = try? socket.writeAll((RequestCodec.encode(IdentifiedRequest(request)) + "\n").utf8)
     }
 
     private func readLines() {
         var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = read(fd, &chunk, chunk.count)
-            guard count > 0 else { break }
+            guard let count = try? chunk.withUnsafeMutableBytes({ try socket.read(into: $0) }), count > 0 else { break }
             pending.append(contentsOf: chunk[..<count])
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
@@ -205,7 +199,7 @@ final class DemoClient: @unchecked Sendable {
                 handle(line)
             }
         }
-        close(fd)
+        try? socket.close()
     }
 
     private func handle(_ line: String) {

@@ -1,20 +1,12 @@
 import ArgumentParser
 import PopGestureCore
+import PopGestureDaemon
 
 /// The options that shape a replayed or demonstrated session: the client's stack,
 /// the device's orientation, and the thresholds.
 struct GestureOptions: ParsableArguments {
     @Option(help: "Pages on the navigator's stack (1 means only the root: no back).")
     var depth = 2
-
-    @Option(help: "Layout direction: ltr or rtl.")
-    var layout: LayoutDirection = .leftToRight
-
-    @Option(help: "fullscreen (start anywhere) or edge (start at the leading edge).")
-    var mode: GestureMode = .fullscreen
-
-    @Option(help: "Screen rotation in degrees clockwise: 0, 90, 180 or 270.")
-    var rotation = 0
 
     @Option(help: "Calibration matrix, six numbers as in LIBINPUT_CALIBRATION_MATRIX.")
     var calibration: String?
@@ -40,27 +32,15 @@ struct GestureOptions: ParsableArguments {
     @Flag(help: "The navigator is still animating a push when the recording starts.")
     var transitioning = false
 
-    @Option(help: "Distance before the gesture is decided, in mm. Default 4.")
-    var decisionDistance: Double?
-
-    @Option(help: "Steepest start still taken as a back, in degrees. Default 30.")
-    var maxAngle: Double?
-
-    @Option(help: "Progress (0…1 of the width) past which a release commits. Default 0.3.")
-    var commitProgress: Double?
-
-    @Option(help: "Release velocity that commits, in mm/s. Default 180.")
-    var flingVelocity: Double?
-
-    @Option(help: "Edge zone width in edge mode, in mm. Default 4.8.")
-    var edgeWidth: Double?
+    /// The daemon's gesture settings, with its flags and its checks.
+    @OptionGroup(title: "Gesture settings") var gesture: GestureSettingFlags
 
     func validate() throws {
         guard depth >= 1 else { throw ValidationError("--depth must be at least 1") }
         if transitioning && depth < 2 {
             throw ValidationError("--transitioning pushes the top page, so it needs --depth 2 or more")
         }
-        guard Rotation(rawValue: rotation) != nil else { throw ValidationError("--rotation must be 0, 90, 180 or 270") }
+        _ = try configuration()
         if let calibration, CalibrationMatrix(udevProperty: calibration) == nil {
             throw ValidationError("--calibration needs six numbers, e.g. \"1 0 0 0 1 0\"")
         }
@@ -70,20 +50,19 @@ struct GestureOptions: ParsableArguments {
         }
     }
 
-    var settings: GestureSettings {
-        var s = GestureSettings()
-        s.mode = mode
-        if let decisionDistance { s.decisionDistanceMillimetres = decisionDistance }
-        if let maxAngle { s.maxAngleDegrees = maxAngle }
-        if let commitProgress { s.commitProgress = commitProgress }
-        if let flingVelocity { s.flingVelocityMillimetresPerSecond = flingVelocity }
-        if let edgeWidth { s.edgeWidthMillimetres = edgeWidth }
-        return s
+    /// The defaults with the settings' flags on top, checked as the daemon checks them:
+    /// `--edge-width -3` is refused with the daemon's words.
+    func configuration() throws -> Configuration {
+        do {
+            return try Configuration(overrides: gesture.overrides)
+        } catch {
+            throw ValidationError("\(error)")
+        }
     }
 
-    func deviceConfiguration(for device: DeviceDescription) -> DeviceConfiguration {
+    func deviceConfiguration(for device: DeviceDescription, rotation: Rotation) -> DeviceConfiguration {
         var configuration = DeviceConfiguration(recorded: device)
-        configuration.rotation = Rotation(rawValue: rotation) ?? .none
+        configuration.rotation = rotation
         if let calibration, let matrix = CalibrationMatrix(udevProperty: calibration) {
             configuration.calibration = matrix
         }
@@ -122,6 +101,4 @@ struct GestureOptions: ParsableArguments {
     }
 }
 
-extension LayoutDirection: ExpressibleByArgument {}
-extension GestureMode: ExpressibleByArgument {}
 extension PanSource: ExpressibleByArgument {}

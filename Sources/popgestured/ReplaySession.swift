@@ -1,5 +1,6 @@
 import Logging
 import PopGestureCore
+import PopGestureDaemon
 import PopGestureInput
 
 /// One client with one navigator in front, fed by one device: what `replay` and
@@ -15,8 +16,9 @@ struct ReplaySession {
 
     /// Sets up the engine, the device and the client's stack at `start` (the recording's first timestamp).
     init(device description: DeviceDescription, options: GestureOptions, observer: Bool, start: Timestamp, logger: Logger) throws {
-        var engine = GestureEngine(settings: options.settings, logger: logger)
-        engine.defaultLayout = options.layout
+        let configuration = try options.configuration()
+        var engine = GestureEngine(logger: logger)
+        configuration.apply(to: &engine)
         let pages = options.pages
         let root = Array(pages.prefix(options.transitioning ? pages.count - 1 : pages.count))
         try engine.perform(.create(navigator: Self.navigator, pages: root, layout: nil, barFollowsTopPage: true),
@@ -26,7 +28,7 @@ struct ReplaySession {
         }
         engine.drainEvents { _ in }  // The setup's own replies are not part of the output.
         feed = EngineFeed(engine: engine)
-        device = try feed.addDevice(options.sized(description), configuration: options.deviceConfiguration(for: description))
+        device = try feed.addDevice(options.sized(description), configuration: options.deviceConfiguration(for: description, rotation: configuration.rotation))
         self.observer = observer
     }
 

@@ -1,6 +1,4 @@
 import ArgumentParser
-import Logging
-import PopGestureCore
 import PopGestureDaemon
 
 /// `popgestured` with no subcommand: the daemon.
@@ -18,58 +16,30 @@ struct Run: ParsableCommand {
     @Option(help: "Configuration file. Default \(Configuration.defaultPath), used when present.")
     var config: String?
 
-    @Option(help: "Socket path when not socket-activated. Default \(Configuration.defaultSocketPath).")
-    var socket: String?
+    @OptionGroup(title: "Gesture settings") var gesture: GestureSettingFlags
 
-    @Option(help: "fullscreen (start anywhere) or edge (start at the leading edge).")
-    var mode: GestureMode?
-
-    @Option(help: "Edge zone width in edge mode, in mm.")
-    var edgeWidth: Double?
-
-    @Option(help: "Distance before the gesture is decided, in mm.")
-    var decisionDistance: Double?
-
-    @Option(help: "Steepest start still taken as a back, in degrees.")
-    var maxAngle: Double?
-
-    @Option(help: "Progress (0…1 of the width) past which a release commits.")
-    var commitProgress: Double?
-
-    @Option(help: "Release velocity that commits, in mm/s.")
-    var flingVelocity: Double?
-
-    @Option(help: "Default layout of navigators: ltr or rtl.")
-    var layout: LayoutDirection?
-
-    @Option(help: "How long an animated push or pop blocks the gesture at most, in ms.")
-    var transitionTimeout: Int?
-
-    @Option(help: "Touchscreen rotation in degrees clockwise: 0, 90, 180 or 270.")
-    var rotation: Int?
-
-    @Option(help: "Touchpads: off, two-finger or one-finger.")
-    var touchpads: TouchpadMode?
-
-    @Option(help: "Which touchscreens show the apps: all, or one touchscreen's udev WL_OUTPUT or name.")
-    var screen: String?
-
-    @Option(help: "Who may connect: seat (root, the daemon's user, each seat's active user) or any.")
-    var clients: ClientsMode?
-
-    @Option(help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level?
+    @Option(name: .setting(.socket), help: .setting(.socket)) var socket: String?
+    @Option(name: .setting(.touchpads), help: .setting(.touchpads)) var touchpads: String?
+    @Option(name: .setting(.screen), help: .setting(.screen)) var screen: String?
+    @Option(name: .setting(.clients), help: .setting(.clients)) var clients: String?
+    @Option(name: .setting(.logLevel), help: .setting(.logLevel)) var logLevel: String?
 
     @Flag(name: .shortAndLong, help: "Same as --log-level debug: every state transition.")
     var verbose = false
 
+    /// Every flag given, by key.
+    var overrides: ConfigurationOverrides {
+        var overrides = gesture.overrides
+        overrides[.socket] = socket
+        overrides[.touchpads] = touchpads
+        overrides[.screen] = screen
+        overrides[.clients] = clients
+        overrides[.logLevel] = verbose ? "debug" : logLevel
+        return overrides
+    }
+
     func run() throws {
-        let overrides = ConfigurationOverrides(
-            mode: mode, edgeWidthMillimetres: edgeWidth, decisionDistanceMillimetres: decisionDistance,
-            maxAngleDegrees: maxAngle, commitProgress: commitProgress,
-            flingVelocityMillimetresPerSecond: flingVelocity, layout: layout,
-            transitionTimeoutMilliseconds: transitionTimeout, rotation: rotation, touchpads: touchpads,
-            socketPath: socket, clients: clients, logLevel: verbose ? .debug : logLevel, screen: screen)
+        let overrides = self.overrides
         let configuration: Configuration
         do {
             configuration = try Configuration.load(file: config, overrides: overrides)
@@ -81,6 +51,8 @@ struct Run: ParsableCommand {
         let daemon = Daemon(
             configuration: configuration, configurationPath: config, overrides: overrides,
             logger: logging.makeLogger(), onReload: { logging.setLevel($0.logLevel) })
+        // Logging is queued (DaemonLogging), so the last lines are written out before exit.
+        defer { logging.flush() }
         do {
             try daemon.run()
         } catch {
@@ -89,7 +61,3 @@ struct Run: ParsableCommand {
         }
     }
 }
-
-extension TouchpadMode: ExpressibleByArgument {}
-extension ClientsMode: ExpressibleByArgument {}
-extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,4 +1,5 @@
 @testable import PopGestureCore
+import PopGestureSynthesis
 import Testing
 
 /// The engine end to end on fixture devices: what crosses module lines (requests

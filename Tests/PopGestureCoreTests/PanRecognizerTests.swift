@@ -1,5 +1,6 @@
 import Logging
 @testable import PopGestureCore
+import PopGestureSynthesis
 import Testing
 
 /// Frames in, pan events out, on the fixture devices.

@@ -182,24 +182,6 @@ struct TouchStateTests {
         #expect(touches.contacts[0].phase == .cancelled)
     }
 
-    @Test("cancelAll cancels every finger that is down")
-    func cancelAll() {
-        var touches = TouchState(device: Fixtures.touchpad)
-        let device = Fixtures.Talk()
-        device.slot(0); device.trackingID(1); device.position(x: 1, y: 1)
-        device.key(BTN.toolFinger, true)
-        device.report()
-        Fixtures.feed(device, to: &touches)
-        touches.endFrame()
-        #expect(touches.toolFingerCount == 1)
-
-        touches.cancelAll()
-        #expect(touches.contacts[0].phase == .cancelled)
-        #expect(touches.contacts[1].phase == .inactive)
-        #expect(touches.toolFingerCount == 0)
-        #expect(touches.fingerCount == 0)
-    }
-
     // MARK: - Single touch
 
     @Test("single touch: BTN_TOUCH and ABS_X/ABS_Y make one contact with made-up tracking ids")

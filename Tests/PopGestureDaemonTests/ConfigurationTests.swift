@@ -125,8 +125,13 @@ private let everyKey = """
 
     @Test func theFileContentsParseBackToTheSameConfiguration() throws {
         let configuration = try Configuration.parse(everyKey, path: path)
-        #expect(try Configuration.parse(configuration.fileContents, path: path) == configuration)
-        #expect(try Configuration.parse(Configuration().fileContents, path: path) == Configuration())
+        #expect(try Configuration.parse(Self.file(of: configuration), path: path) == configuration)
+        #expect(try Configuration.parse(Self.file(of: Configuration()), path: path) == Configuration())
+    }
+
+    /// Every key with its value, one line each, as a hand-written file would have them.
+    static func file(of configuration: Configuration) -> String {
+        Configuration.Key.allCases.map { "\($0.rawValue) = \(configuration.value(of: $0))\n" }.joined()
     }
 
     @Test func aRealFileIsRead() throws {
@@ -225,7 +230,7 @@ private let everyKey = """
         let file = try TemporaryFile("commit-progress = 0.5\nmode = edge\nrotation = 90\n")
         defer { file.remove() }
         let configuration = try Configuration.load(
-            file: file.path, overrides: ConfigurationOverrides(commitProgress: 0.4, rotation: 180))
+            file: file.path, overrides: [.commitProgress: "0.4", .rotation: "180"])
         #expect(configuration.gesture.commitProgress == 0.4)
         #expect(configuration.rotation == .upsideDown)
         #expect(configuration.gesture.mode == .edge)  // not overridden: the file's
@@ -233,11 +238,12 @@ private let everyKey = """
     }
 
     @Test func everyOverrideIsApplied() throws {
-        let overrides = ConfigurationOverrides(
-            mode: .edge, edgeWidthMillimetres: 7, decisionDistanceMillimetres: 5, maxAngleDegrees: 20,
-            commitProgress: 0.6, flingVelocityMillimetresPerSecond: 300, layout: .rightToLeft,
-            transitionTimeoutMilliseconds: 500, rotation: 90, touchpads: .oneFinger,
-            socketPath: "/tmp/pg.sock", clients: .any, logLevel: .trace, screen: "DSI-1")
+        let overrides: ConfigurationOverrides = [
+            .mode: "edge", .edgeWidth: "7", .decisionDistance: "5", .maxAngle: "20",
+            .commitProgress: "0.6", .flingVelocity: "300", .layout: "rtl",
+            .transitionTimeout: "500", .rotation: "90", .touchpads: "one-finger",
+            .socket: "/tmp/pg.sock", .clients: "any", .logLevel: "trace", .screen: "DSI-1",
+        ]
         let configuration = try Configuration.parse("", path: path, overrides: overrides)
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
         #expect(configuration.transitionTimeout == .milliseconds(500))
@@ -248,21 +254,51 @@ private let everyKey = """
 
     @Test func aBadOverrideIsRefusedWithTheFilesWords() {
         let error = #expect(throws: ConfigurationError.self) {
-            try Configuration.parse("", path: path, overrides: ConfigurationOverrides(commitProgress: 2))
+            try Configuration.parse("", path: path, overrides: [.commitProgress: "2"])
         }
         #expect(error?.origin == .commandLine)
         #expect(error?.key == "commit-progress")
-        #expect(error?.description == #"command line: --commit-progress: expected a number between 0 and 1, got "2.0""#)
+        #expect(error?.description == #"command line: --commit-progress: expected a number between 0 and 1, got "2""#)
 
         let rotation = #expect(throws: ConfigurationError.self) {
-            try Configuration.parse("", path: path, overrides: ConfigurationOverrides(rotation: 45))
+            try Configuration.parse("", path: path, overrides: [.rotation: "45"])
         }
         #expect(rotation?.description == #"command line: --rotation: expected 0, 90, 180 or 270, got "45""#)
     }
 
+    /// One table reads both: a value the file refuses, the flag refuses with the same
+    /// words, naming the flag as typed (`--edge-width`, not the file's `edge-width-mm`).
+    @Test(arguments: [
+        ("edge-width-mm", "-3"), ("decision-distance-mm", "0"), ("max-angle-degrees", "91"),
+        ("commit-progress", "1.5"), ("fling-velocity-mm-per-s", "nan"), ("transition-timeout-ms", "60001"),
+        ("rotation", "-90"), ("mode", "sideways"), ("layout", "up"), ("touchpads", "three-finger"),
+        ("socket", "relative.sock"), ("clients", "nobody"), ("log-level", "loud"),
+    ])
+    func aFlagIsRefusedWithTheFilesWords(name: String, text: String) throws {
+        let key = try #require(Configuration.Key(rawValue: name))
+        let file = #expect(throws: ConfigurationError.self) { try Configuration.parse("\(name) = \(text)", path: path) }
+        let flag = #expect(throws: ConfigurationError.self) { try Configuration(overrides: [key: text]) }
+        #expect(flag?.message == file?.message)
+        #expect(flag?.description == "command line: --\(key.flag): \(file?.message ?? "")")
+    }
+
+    @Test func aSocketPathLongerThanSunPathIsRefused() {
+        let longest = "/" + String(repeating: "s", count: 106)
+        #expect((try? Configuration(overrides: [.socket: longest]))?.socketPath == longest)
+        let error = #expect(throws: ConfigurationError.self) { try Configuration(overrides: [.socket: longest + "s"]) }
+        #expect(error?.message.hasPrefix("expected an absolute path of at most 107 bytes") == true)
+    }
+
+    @Test func everyKeysFlagIsItsNameWithoutItsUnit() {
+        #expect(Configuration.Key.allCases.map(\.flag) == [
+            "mode", "edge-width", "decision-distance", "max-angle", "commit-progress", "fling-velocity", "layout",
+            "transition-timeout", "rotation", "touchpads", "screen", "socket", "clients", "log-level",
+        ])
+    }
+
     @Test func anOverrideDoesNotExcuseABadFile() {
         let error = #expect(throws: ConfigurationError.self) {
-            try Configuration.parse("commit-progress = lots", path: path, overrides: ConfigurationOverrides(commitProgress: 0.4))
+            try Configuration.parse("commit-progress = lots", path: path, overrides: [.commitProgress: "0.4"])
         }
         #expect(error?.line == 1)
     }
@@ -297,7 +333,7 @@ private let everyKey = """
     @Test func overridesStillWinAfterAReload() throws {
         let file = try TemporaryFile("commit-progress = 0.5\n")
         defer { file.remove() }
-        let overrides = ConfigurationOverrides(commitProgress: 0.4)
+        let overrides: ConfigurationOverrides = [.commitProgress: "0.4"]
         var configuration = try Configuration.load(file: file.path, overrides: overrides)
         try file.write("commit-progress = 0.7\nmode = edge\n")
         #expect(try configuration.reload(file: file.path, overrides: overrides).get() == [.mode])

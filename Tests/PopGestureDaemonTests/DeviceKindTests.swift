@@ -1,6 +1,7 @@
 import Logging
 import PopGestureCore
 import PopGestureDaemon
+import PopGestureSynthesis
 import Testing
 
 /// One kind per device, udev's (issue 8, defect 3): the daemon asks the configuration

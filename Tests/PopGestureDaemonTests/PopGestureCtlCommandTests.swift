@@ -3,6 +3,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import PopGestureSystem
+import SystemPackage
 #endif
 
 /// `popgesturectl` as a user runs it: the real binary, its messages and exit codes.
@@ -72,16 +74,9 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("dead.sock").path
         // Bound but never listening: what a crashed daemon leaves behind.
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0)
+        let descriptor = try FileDescriptor.unixStreamSocket()
+        defer { try? descriptor.close() }
+        try descriptor.bind(to: UnixSocketAddress(path: path))
 
         let result = try Self.run(["status", "--socket", path])
         #expect(result.status == 2)

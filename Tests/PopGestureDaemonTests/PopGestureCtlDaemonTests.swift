@@ -3,6 +3,8 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import PopGestureSystem
+import SystemPackage
 #endif
 
 /// The daemon binary beside the test bundle (outside the suite: its trait needs it).
@@ -80,15 +82,11 @@ struct PopGestureCtlDaemonTests {
     }
 
     static func connects(to path: String) -> Bool {
-        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        } == 0
+        guard let address = try? UnixSocketAddress(path: path),
+              let socket = try? FileDescriptor.connectedUnixSocket(to: address)
+        else { return false }
+        try? socket.close()
+        return true
     }
 
     static func waitForExit(_ process: Process, seconds: Double) {

@@ -1,5 +1,6 @@
 import PopGestureCore
 @testable import PopGestureInput
+import PopGestureSynthesis
 import Testing
 
 /// The checks at the edge where a device enters the engine: refused descriptions,

@@ -1,6 +1,7 @@
 import Foundation
 import PopGestureCore
 @testable import PopGestureInput
+import PopGestureSynthesis
 import Testing
 
 /// Real mtdev: protocol A frames in, protocol B slots out.

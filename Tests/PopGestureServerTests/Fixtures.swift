@@ -1,4 +1,5 @@
 import PopGestureCore
+import PopGestureSynthesis
 
 /// Devices and helpers for the server tests (test targets cannot share files, so this
 /// copies the core tests' protocol B touchscreen).

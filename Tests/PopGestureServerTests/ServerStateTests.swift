@@ -2,6 +2,7 @@ import Foundation
 import PopGestureCore
 import PopGestureProtocol
 @testable import PopGestureServer
+import PopGestureSynthesis
 import Testing
 
 /// The server state machine, driven directly: lines and input events in, actions out.

@@ -8,6 +8,8 @@ import NIOPosix
 import PopGestureCore
 @testable import PopGestureServer
 import Testing
+import PopGestureSystem
+import SystemPackage
 
 /// A logger that writes nothing, so test output stays readable.
 let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
@@ -333,20 +335,11 @@ struct SocketServerTests {
 
     /// What systemd does for a `ListenStream=` unit: socket, bind, listen.
     static func listeningSocket(at path: String) throws -> CInt {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: Array(path.utf8))
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard fd >= 0, bound == 0, listen(fd, 16) == 0 else {
+        let socket = try FileDescriptor.unixStreamSocket()
+        try socket.bind(to: UnixSocketAddress(path: path))
+        guard listen(socket.rawValue, 16) == 0 else {
             throw TestClient.Failure(description: "listening socket: errno \(errno)")
         }
-        return fd
+        return socket.rawValue
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import PopGestureSystem
+import SystemPackage
 #endif
 
 /// A blocking Unix-socket client written with plain POSIX calls, as an app in any
@@ -18,28 +20,10 @@ final class TestClient {
     static let readTimeoutSeconds = 10
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
-            throw Failure(description: "socket path too long: \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-            raw[bytes.count] = 0
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard connected == 0 else {
-            let error = errno
-            close(fd)
-            throw Failure(description: "connect \(path): errno \(error)")
+        do {
+            fd = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: path)).rawValue
+        } catch {
+            throw Failure(description: "connect \(path): \(error)")
         }
         var timeout = timeval(tv_sec: Self.readTimeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

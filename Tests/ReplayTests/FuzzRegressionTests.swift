@@ -2,6 +2,7 @@ import Foundation
 import PopGestureCore
 import PopGestureInput
 import PopGestureRecording
+import PopGestureSynthesis
 import Testing
 
 /// The inputs the fuzz targets (`Fuzz/`) once crashed on, minimized, run through the

@@ -66,3 +66,27 @@ struct ReplayCommandTests {
         #expect(observer.out.contains("\"reason\":\"stack-too-shallow\""))
     }
 }
+
+/// `replay` takes the daemon's gesture flags and checks them as the daemon does,
+/// before it reads the recording (so these need none).
+@Suite struct ReplaySettingsTests {
+    @Test("replay --edge-width -3 is refused with the daemon's words")
+    func aNegativeEdgeWidthIsRefused() throws {
+        let replay = try ReplayCommandTests.run(["replay", "/nonexistent.evemu", "--edge-width", "-3"])
+        let daemon = try ReplayCommandTests.run(["--edge-width", "-3"])
+        let message = #"command line: --edge-width: expected a number of millimetres above 0, got "-3""#
+        #expect(replay.status != 0)
+        #expect(replay.err.contains(message))
+        #expect(daemon.status != 0)
+        #expect(daemon.err.contains(message))
+    }
+
+    @Test("replay refuses a commit progress of 2 and a rotation of 45, as the file would")
+    func outOfRangeValuesAreRefused() throws {
+        let progress = try ReplayCommandTests.run(["replay", "/nonexistent.evemu", "--commit-progress", "2"])
+        #expect(progress.status != 0)
+        #expect(progress.err.contains(#"command line: --commit-progress: expected a number between 0 and 1, got "2""#))
+        let rotation = try ReplayCommandTests.run(["replay", "/nonexistent.evemu", "--rotation", "45"])
+        #expect(rotation.err.contains(#"command line: --rotation: expected 0, 90, 180 or 270, got "45""#))
+    }
+}

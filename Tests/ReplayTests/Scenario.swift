@@ -1,5 +1,6 @@
 import PopGestureCore
 import PopGestureInput
+import PopGestureSynthesis
 
 /// A client with one navigator in front, one device, and a scripted gesture:
 /// the scenario tests read like the gesture they describe.

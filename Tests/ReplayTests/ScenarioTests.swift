@@ -1,4 +1,5 @@
 import PopGestureCore
+import PopGestureSynthesis
 import Testing
 
 /// Gestures generated on the real device descriptions in ../shared/recordings, each

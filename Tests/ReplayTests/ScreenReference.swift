@@ -1,4 +1,5 @@
 import PopGestureCore
+import PopGestureSynthesis
 
 /// Where a point or move on the rotated, calibrated screen is on the panel: the
 /// reference the scenario tests write their gestures with, worked out apart from

@@ -18,6 +18,7 @@ import Logging
 import PopGestureCore
 import PopGestureInput
 import PopGestureRecording
+import PopGestureSynthesis
 
 // MARK: - Where the recordings are
 

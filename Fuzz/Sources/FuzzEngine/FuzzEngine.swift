@@ -1,6 +1,7 @@
 import FuzzDriver
 import PopGestureCore
 import PopGestureInput
+import PopGestureSynthesis
 
 /// The whole engine, on the daemon's path (`EngineFeed`: protocol A through mtdev,
 /// protocol B, single touch), fed an arbitrary device description and event stream

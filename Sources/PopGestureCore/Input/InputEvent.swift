@@ -30,7 +30,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 }
 
 extension Duration {
-    var microsecondsRounded: Int64 {
+    /// Whole microseconds, toward zero, clamped to `Int64`: the resolution of evdev timestamps.
+    public var microsecondsRounded: Int64 {
         let (seconds, attoseconds) = components
         return seconds.saturatingMultiplied(by: 1_000_000).saturatingAdding(attoseconds / 1_000_000_000_000)
     }

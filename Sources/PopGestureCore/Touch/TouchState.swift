@@ -159,14 +159,6 @@ public struct TouchState: Sendable {
         }
     }
 
-    /// Ends every contact as cancelled, for a device that went away mid-touch.
-    public mutating func cancelAll() {
-        for i in contacts.indices where contacts[i].isDown {
-            contacts[i].phase = .cancelled
-        }
-        toolFingerCount = 0
-    }
-
     /// Number of fingers down after this frame: palms, pens and other tools excluded.
     public var fingerCount: Int {
         var n = 0

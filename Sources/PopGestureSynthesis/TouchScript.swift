@@ -1,3 +1,5 @@
+import PopGestureCore
+
 /// Writes the evdev events a real device would send for a scripted gesture, so that
 /// tests and the demo read like the gesture they describe:
 ///

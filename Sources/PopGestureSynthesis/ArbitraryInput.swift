@@ -1,3 +1,5 @@
+import PopGestureCore
+
 /// A device description and an event stream decoded from arbitrary bytes, for the
 /// engine's fuzz target (`Fuzz/Sources/FuzzEngine`) and its regression tests. Every
 /// byte string decodes to something: short input gives defaults, never an error.

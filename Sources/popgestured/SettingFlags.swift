@@ -1,0 +1,47 @@
+import ArgumentParser
+import PopGestureDaemon
+
+/// The flags of the gesture's settings (``Configuration/Key/gestureKeys``), which
+/// `run` and `replay` share. Each flag
+/// keeps its text as typed; ``Configuration/Key``'s own parser reads it, the one that
+/// reads the file, so a flag is parsed once and refused with the file's words.
+struct GestureSettingFlags: ParsableArguments {
+    @Option(name: .setting(.mode), help: .setting(.mode)) var mode: String?
+    @Option(name: .setting(.edgeWidth), parsing: .unconditional, help: .setting(.edgeWidth)) var edgeWidth: String?
+    @Option(name: .setting(.decisionDistance), parsing: .unconditional, help: .setting(.decisionDistance))
+    var decisionDistance: String?
+    @Option(name: .setting(.maxAngle), parsing: .unconditional, help: .setting(.maxAngle)) var maxAngle: String?
+    @Option(name: .setting(.commitProgress), parsing: .unconditional, help: .setting(.commitProgress))
+    var commitProgress: String?
+    @Option(name: .setting(.flingVelocity), parsing: .unconditional, help: .setting(.flingVelocity))
+    var flingVelocity: String?
+    @Option(name: .setting(.layout), help: .setting(.layout)) var layout: String?
+    @Option(name: .setting(.transitionTimeout), parsing: .unconditional, help: .setting(.transitionTimeout))
+    var transitionTimeout: String?
+    @Option(name: .setting(.rotation), parsing: .unconditional, help: .setting(.rotation)) var rotation: String?
+
+    /// The flags given, by key.
+    var overrides: ConfigurationOverrides {
+        var overrides = ConfigurationOverrides()
+        for (key, text) in [
+            (Configuration.Key.mode, mode), (.edgeWidth, edgeWidth), (.decisionDistance, decisionDistance),
+            (.maxAngle, maxAngle), (.commitProgress, commitProgress), (.flingVelocity, flingVelocity),
+            (.layout, layout), (.transitionTimeout, transitionTimeout), (.rotation, rotation),
+        ] {
+            overrides[key] = text
+        }
+        return overrides
+    }
+}
+
+extension NameSpecification {
+    /// `--edge-width` for `edge-width-mm`: the key's flag.
+    static func setting(_ key: Configuration.Key) -> NameSpecification { .customLong(key.flag) }
+}
+
+extension ArgumentHelp {
+    /// The key's summary and its default, the one ``Configuration/init()`` gives.
+    static func setting(_ key: Configuration.Key) -> ArgumentHelp {
+        ArgumentHelp("\(key.summary) Default: \(Configuration().value(of: key)).", valueName: key.flag)
+    }
+}
