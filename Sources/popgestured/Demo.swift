@@ -87,33 +87,41 @@ struct Demo: ParsableCommand {
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try SocketServer.makeServer(listening: .path(path), group: group, logger: logger).wait()
-        let watcher = try DeviceWatcher(
-            configuration: Configuration(), sink: ServerInput(server: server, logger: logger), logger: logger)
-        let input = Thread { watcher.run() }
-        input.start()
+        let engine = EngineSide(channel: server.engine, logger: logger)
+        // With a touchscreen, the daemon's own input thread runs the engine beside the reads;
+        // without, a thread of the engine's own, which the virtual touchscreen's frames go to.
+        let touchscreenPresent = try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen })
+        let watcher = touchscreenPresent ? try DeviceWatcher(configuration: Configuration(), sink: engine, logger: logger) : nil
+        let engineThread = touchscreenPresent ? nil : try EngineThread(engine)
+        if let watcher { Thread { watcher.run() }.start() }
 
         let client = try DemoClient(socketPath: path)
         client.start()
         print("popgestured demo: socket \(path); try `popgesturectl --socket \(path) monitor` in another terminal")
 
-        if try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen }) {
+        if let engineThread {
+            print("No touchscreen found: a virtual one plays the gestures.\n")
+            try playScenes(into: engineThread)
+        } else {
             print("A touchscreen is present: swipe right on it. Ctrl-C stops.")
             while true { pause() }
-        } else {
-            print("No touchscreen found: a virtual one plays the gestures.\n")
-            try playScenes(into: server)
         }
         client.stop()
-        watcher.stop()
+        watcher?.stop()
+        engineThread?.stop()
         try? server.close().wait()
         try group.syncShutdownGracefully()
     }
 
-    private func playScenes(into server: SocketServer) throws {
+    private func playScenes(into engine: EngineThread) throws {
         let key = -1  // udev's devices count up from 0
-        _ = try server.addDevice(
-            key: key, path: "(virtual)", name: Self.virtualTouchscreen.name, description: Self.virtualTouchscreen
-        ).wait()
+        _ = try engine.sync { side in
+            Result { () throws(InputError) in
+                try side.deviceAdded(
+                    key: key, path: "(virtual)", name: Self.virtualTouchscreen.name,
+                    description: Self.virtualTouchscreen)
+            }
+        }.get()
         var round = 0
         while rounds == 0 || round < rounds {
             round += 1
@@ -121,7 +129,7 @@ struct Demo: ParsableCommand {
                 print("# \(scene.title)")
                 var script = TouchScript(device: Self.virtualTouchscreen)
                 scene.gesture(&script)
-                Self.play(script.events, into: server, key: key)
+                Self.play(script.events, into: engine, key: key)
                 usleep(700_000)
                 print()
             }
@@ -129,7 +137,7 @@ struct Demo: ParsableCommand {
     }
 
     /// Plays frames in real time, restamped on the monotonic clock the server uses for requests.
-    private static func play(_ events: [InputEvent], into server: SocketServer, key: Int) {
+    private static func play(_ events: [InputEvent], into engine: EngineThread, key: Int) {
         guard let first = events.first?.time else { return }
         let start = SocketServer.monotonicNow()
         var frame: [InputEvent] = []
@@ -139,7 +147,7 @@ struct Demo: ParsableCommand {
             guard event.type == EV.syn, event.code == SYN.report else { continue }
             let wait = event.time.microseconds - SocketServer.monotonicNow().microseconds
             if wait > 0 { usleep(useconds_t(wait)) }
-            server.feed(key: key, events: frame)
+            engine.sync { [frame] side in side.received(frame, fromDevice: key) }
             frame.removeAll(keepingCapacity: true)
         }
     }
@@ -156,6 +164,8 @@ final class DemoClient: @unchecked Sendable {
     private let fd: CInt
     /// pop-progress lines since the last other line; touched only by the reading thread.
     private var progressLines = 0
+    /// Bytes read and not yet a whole line; touched by `init`, then by the reading thread.
+    private var pending: [UInt8] = []
 
     init(socketPath: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -177,35 +187,43 @@ final class DemoClient: @unchecked Sendable {
         send(.create(
             navigator: "demo", pages: ["home", "list", "detail"].map { ClientRequest.Page(id: $0) }, layout: nil,
             barFollowsTopPage: true))
-        send(.subscribe)  // also see why a pan was rejected
+        send(.subscribe, id: .string("ready"))  // also see why a pan was rejected
+        // The engine runs on another thread than the socket: wait until the navigator
+        // exists, so that the first gesture finds it.
+        readLines { message in
+            if case .reply(_, .string("ready")) = message { false } else { true }
+        }
     }
 
     func start() {
-        Thread { [self] in readLines() }.start()
+        Thread { [self] in
+            readLines { _ in true }
+            close(fd)
+        }.start()
     }
 
     func stop() {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    private func send(_ request: ClientRequest) {
-        _ = (RequestCodec.encode(IdentifiedRequest(request)) + "\n").utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
+    private func send(_ request: ClientRequest, id: RequestID? = nil) {
+        _ = (RequestCodec.encode(IdentifiedRequest(request, id: id)) + "\n").utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
     }
 
-    private func readLines() {
-        var pending: [UInt8] = []
+    /// Reads and handles lines while `goOn` says so of each, or until the connection ends.
+    private func readLines(while goOn: (ServerMessage?) -> Bool) {
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let count = read(fd, &chunk, chunk.count)
-            guard count > 0 else { break }
-            pending.append(contentsOf: chunk[..<count])
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
                 handle(line)
+                guard goOn(try? MessageCodec.decode(line)) else { return }
             }
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { return }
+            pending.append(contentsOf: chunk[..<count])
         }
-        close(fd)
     }
 
     private func handle(_ line: String) {

@@ -6,15 +6,18 @@ import Logging
 import NIOCore
 import NIOPosix
 import PopGestureCore
+import PopGestureInput
 @testable import PopGestureServer
 import Testing
 
 /// A logger that writes nothing, so test output stays readable.
 let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-/// A real server on a real Unix socket in a temporary directory, on a one-thread loop.
+/// A real server on a real Unix socket in a temporary directory, on a one-thread loop,
+/// with its engine side on a thread of its own (the daemon runs it on its input thread).
 struct RunningServer {
     let server: SocketServer
+    let engine: EngineThread
     let path: String
 
     /// Starts a server, runs `body` and always shuts everything down.
@@ -30,8 +33,10 @@ struct RunningServer {
             let server = try await SocketServer.start(
                 listening: .path(path), group: group, clock: clock, limits: limits, admission: admission,
                 logger: quietLogger)
+            let engine = try EngineThread(EngineSide(channel: server.engine, clock: clock, logger: quietLogger))
+            defer { engine.stop() }
             do {
-                try await body(RunningServer(server: server, path: path))
+                try await body(RunningServer(server: server, engine: engine, path: path))
             } catch {
                 await server.shutdown()
                 throw error
@@ -271,12 +276,15 @@ struct SocketServerTests {
             try observer.hello(name: "observer")
             #expect(try observer.request(#"{"type":"subscribe"}"#)["type"] as? String == "ok")
 
-            let device = try await running.server.addDevice(
-                key: 3, path: "/dev/input/event3", name: "Fixture Touchscreen", description: Fixtures.touchscreen
-            ).get()
+            let device = try running.engine.sync { side in
+                Result { () throws(InputError) in
+                    try side.deviceAdded(
+                        key: 3, path: "/dev/input/event3", name: "Fixture Touchscreen", description: Fixtures.touchscreen)
+                }
+            }.get()
             #expect(device == DeviceID(0))
             for frame in Fixtures.frames(Fixtures.backSwipe().events) {
-                running.server.feed(key: 3, events: frame)
+                running.engine.sync { side in side.received(frame, fromDevice: 3) }
             }
 
             func typesUntilBar(_ client: TestClient) throws -> [String] {
@@ -291,7 +299,7 @@ struct SocketServerTests {
             #expect(try typesUntilBar(observer) == ["pop-began", "pop-progress", "pop-finished", "back", "bar"])
             #expect(try owner.request(#"{"type":"stack","navigator":"main"}"#)["pages"] as? [String] == ["root"])
 
-            try await running.server.removeDevice(key: 3).get()
+            running.engine.sync { side in side.deviceRemoved(key: 3) }
             let status = try observer.request(#"{"type":"status"}"#)
             #expect((status["devices"] as? [Any])?.isEmpty == true)
         }
