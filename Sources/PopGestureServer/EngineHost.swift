@@ -117,13 +117,15 @@ public struct EngineHost {
 
     // MARK: - Requests
 
-    /// One request from the socket side: a reply (for a client's request), then the
-    /// events it caused.
+    /// One request from the socket side: for a client's request its reply, the events
+    /// it caused, and ``EngineOutput/answered(_:)``.
     public mutating func perform(_ request: EngineRequest, output: inout [EngineOutput]) {
         switch request.kind {
         case .request(let clientRequest, let id):
             let reply = answer(clientRequest, from: request.client, at: request.time)
             output.append(.reply(request.client, reply, id: id))
+            drainEngineEvents(into: &output)
+            output.append(.answered(request.client))
         case .clientGone:
             let client = request.client
             let removed = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()

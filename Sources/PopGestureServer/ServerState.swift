@@ -30,10 +30,11 @@ public enum ServerAction: Sendable, Hashable {
 ///
 /// Order: replies go out in the order of the requests, and a reply comes before the
 /// events its request caused. The engine side answers in the order it was asked, and
-/// its events follow its replies; a request the socket side answers itself (`hello`,
-/// `subscribe`, an error) waits, whole, behind the client's requests still with the
-/// engine side, and is carried out when the reply before it comes back: at the same
-/// point of the engine's output as if it had gone through the engine too.
+/// the events a request caused follow its reply; a request the socket side answers
+/// itself (`hello`, `subscribe`, an error) waits, whole, behind the client's requests
+/// still with the engine side, and is carried out once the one before it is done
+/// (``EngineOutput/answered(_:)``): at the same point of the engine's output as if it
+/// had gone through the engine too.
 public struct ServerState {
     /// The protocol versions this server speaks, lowest first; `hello` agrees on one
     /// (`ProtocolVersion.negotiate`). Default: every version the protocol module has.
@@ -168,8 +169,8 @@ public struct ServerState {
         return actions
     }
 
-    /// What the engine side produced, in its order: a reply (then the requests of the
-    /// same client that waited behind it), or an event to route.
+    /// What the engine side produced, in its order: a reply, an event to route, or the
+    /// end of a request's output (then the requests of its client that waited behind it).
     public mutating func received(fromEngine output: EngineOutput, at time: Timestamp) -> [ServerAction] {
         var actions: [ServerAction] = []
         switch output {
@@ -181,15 +182,18 @@ public struct ServerState {
                 logger.debug("a reply for \(client), which is not waiting for one; dropped")
                 return []
             }
-            clients[client]!.waiting.removeFirst()
             actions.append(.send(client, line: MessageCodec.encode(completed(reply), id: id)))
+        case .answered(let client):
+            guard clients[client]?.waiting.first == .engine else { return [] }
+            clients[client]!.waiting.removeFirst()
             carryOutWaiting(of: client, at: time, into: &actions)
         }
         return actions
     }
 
     /// The engine side could not take `request` (its queue is full): the client gets
-    /// `overloaded` in its place, in the order of its requests.
+    /// `overloaded` in its place, in the order of its requests. Call it right after the
+    /// `.toEngine` of a line's actions: it stands for the client's latest request there.
     public mutating func engineRefused(_ request: EngineRequest, at time: Timestamp) -> [ServerAction] {
         guard case .request(let clientRequest, let id) = request.kind,
               let index = clients[request.client]?.waiting.lastIndex(of: .engine)

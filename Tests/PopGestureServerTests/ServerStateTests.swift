@@ -15,6 +15,10 @@ struct Harness {
     var time = Fixtures.start
     /// When set, the engine side's queue is full: every request gets `overloaded`.
     var engineQueueFull = false
+    /// When set, requests wait in ``held`` until ``releaseEngine()``, as they wait in the
+    /// queue while the engine side is busy reading.
+    var engineHolds = false
+    var held: [EngineRequest] = []
     /// The requests handed to the engine side so far, refused ones included.
     var requestsToEngine: [EngineRequest] = []
     static let touchscreenKey = 11
@@ -35,12 +39,25 @@ struct Harness {
                 refused.append(request)  // after this batch, as the I/O layer does
                 continue
             }
+            if engineHolds {
+                held.append(request)
+                continue
+            }
             var output: [EngineOutput] = []
             host.perform(request, output: &output)
             result += fromEngine(output)
         }
         for request in refused { result += wired(state.engineRefused(request, at: time)) }
         return result
+    }
+
+    /// The engine side answers the held requests, in order.
+    mutating func releaseEngine() -> [ServerAction] {
+        engineHolds = false
+        var output: [EngineOutput] = []
+        for request in held { host.perform(request, output: &output) }
+        held = []
+        return fromEngine(output)
     }
 
     /// The engine side's output, through the socket side.
@@ -658,6 +675,69 @@ struct ServerStateTests {
         #expect(summary.count < 3 * 66 + 60)
         #expect(EngineHost.summary(removedNavigators: ["main"]) == ", removed 1 navigator: main")
         #expect(EngineHost.summary(removedNavigators: []) == "")
+    }
+
+    // MARK: - The engine side behind queues
+
+    @Test("while the engine side holds a push, a subscribe and a malformed line wait behind it, in request order")
+    func repliesKeepRequestOrder() {
+        var h = Harness()
+        let a = h.owner()
+        h.engineHolds = true
+        #expect(h.send(#"{"type":"push","navigator":"main","page":{"id":"more"},"id":1}"#, from: a).isEmpty)
+        #expect(h.send(#"{"type":"subscribe","id":2}"#, from: a).isEmpty)
+        #expect(h.send(#"{"type":"oops""#, from: a).isEmpty)
+        #expect(h.state.clients[a]?.observer == false, "the subscribe waits, whole, behind the push")
+        let actions = h.releaseEngine()
+        #expect(actions.types(to: a) == ["ok", "bar", "ok", "error"])
+        #expect(actions.lines(to: a).map { json($0)["id"] as? Int } == [1, nil, 2, nil])
+        #expect(h.state.clients[a]?.observer == true)
+        #expect(h.engine.navigation.navigators["main"]?.depth == 3)
+    }
+
+    @Test("a full engine queue: the request gets overloaded in its place among the replies, and changes nothing")
+    func overloaded() {
+        var h = Harness()
+        let a = h.owner()
+        h.engineHolds = true
+        _ = h.send(#"{"type":"stack","navigator":"main","id":1}"#, from: a)
+        h.engineQueueFull = true
+        #expect(h.send(#"{"type":"push","navigator":"main","page":{"id":"more"},"id":2}"#, from: a).isEmpty)
+        h.engineQueueFull = false
+        let actions = h.releaseEngine()
+        let lines = actions.lines(to: a).map(json)
+        #expect(lines.map { $0["type"] as? String } == ["stack", "error"])
+        #expect(lines.last?["code"] as? String == "overloaded")
+        #expect(lines.last?["request"] as? String == "push")
+        #expect(lines.last?["id"] as? Int == 2)
+        #expect(h.engine.navigation.navigators["main"]?.depth == 2)
+        // With room again, the same push is taken.
+        #expect(h.reply(#"{"type":"push","navigator":"main","page":{"id":"more"}}"#, from: a).map(json)?["type"] as? String == "ok")
+    }
+
+    @Test("a client leaving is always taken by the engine side, full queue or not: its navigators go")
+    func clientGoneIsNeverRefused() {
+        var h = Harness()
+        let a = h.owner()
+        h.engineQueueFull = true
+        _ = h.clientDisconnected(a, at: h.time)
+        #expect(h.requestsToEngine.last == EngineRequest(client: a, kind: .clientGone, time: h.time))
+        #expect(h.engine.navigation.navigators.isEmpty)
+    }
+
+    @Test("a client with 64 requests awaiting replies behind a stalled engine is disconnected")
+    func tooManyAwaitingReplies() {
+        var h = Harness()
+        let a = h.owner()
+        h.engineHolds = true
+        for n in 0..<h.state.limits.maximumRequestsAwaitingReply {
+            #expect(h.send(#"{"type":"stack","navigator":"main","id":\#(n)}"#, from: a).isEmpty)
+        }
+        let actions = h.send(#"{"type":"subscribe"}"#, from: a)
+        #expect(actions.map(\.closed) == [a])
+        #expect(h.state.clients[a] == nil)
+        // The engine side's answers for it, when they come, go nowhere.
+        #expect(h.releaseEngine().isEmpty)
     }
 
     @Test("shutdown closes every client")
