@@ -305,6 +305,42 @@ struct SocketServerTests {
         }
     }
 
+    @Test("with the engine side not serving, the 257th queued request gets overloaded; once it serves, every other is answered in order")
+    func overloadedOverTheSocket() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let directory = try temporarySocketDirectory()
+        let path = directory + "/popgestured.sock"
+        let server = try await SocketServer.start(listening: .path(path), group: group, logger: quietLogger)
+        // Six clients, none with more than its 64 awaiting replies: 4 × 52 + 48 = 256 queued.
+        var clients: [TestClient] = []
+        for count in [52, 52, 52, 52, 48] {
+            let client = try TestClient(path: path)
+            _ = try client.hello()
+            for n in 0..<count { #expect(client.send(#"{"type":"status","id":\#(n)}"#)) }
+            clients.append(client)
+        }
+        #expect(try await eventually { server.engine.queuedRequests == 256 })
+        let late = try TestClient(path: path)
+        _ = try late.hello()
+        let refused = try late.request(#"{"type":"stack","navigator":"main","id":"late"}"#)
+        #expect(refused["code"] as? String == "overloaded")
+        #expect(refused["id"] as? String == "late")
+
+        let engine = try EngineThread(EngineSide(channel: server.engine, logger: quietLogger))
+        for (client, count) in zip(clients, [52, 52, 52, 52, 48]) {
+            for n in 0..<count {
+                let reply = try client.readObject()
+                #expect(reply["type"] as? String == "status")
+                #expect(reply["id"] as? Int == n)
+            }
+        }
+        #expect(try late.request(#"{"type":"stack","navigator":"main"}"#)["code"] as? String == "unknown-navigator")
+        engine.stop()
+        await server.shutdown()
+        try await group.shutdownGracefully()
+        rmdir(directory)
+    }
+
     @Test("shutdown closes clients and removes the socket file")
     func shutdown() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

@@ -387,4 +387,7 @@ let benchmarks: @Sendable () -> Void = {
     } catch {
         say("cannot set up the synthetic swipe: \(error)")
     }
+
+    // The same through the engine side and its queue, as the daemon's input thread runs it.
+    engineSideBenchmarks(dell: dell)
 }
