@@ -6,8 +6,8 @@ import PopGestureCore
 import PopGestureInput
 import PopGestureServer
 
-/// popgestured itself: the client socket on one NIO event loop, and the devices, the
-/// engine beside their reads (``EngineSide``), signals and watchdog on the calling
+/// popgestured itself: the client socket on one NIO event loop, and the devices,
+/// the engine beside their reads (``EngineSide``), signals and watchdog on the calling
 /// thread's ``DeviceWatcher`` loop.
 ///
 /// It stays out of Swift concurrency on purpose: libdispatch's worker pool on Linux

@@ -1,7 +1,11 @@
 import CLinux
 import Glibc
 import PopGestureInput
-import PopGestureServer
+
+extension InputError.Code {
+    /// The main loop's own descriptors (signalfd, timerfd, wake pipe) could not be set up.
+    static let loopSetup = InputError.Code(rawValue: "loop-setup")
+}
 
 /// The main loop's descriptors for signals and the watchdog timer. Each either works
 /// or throws: a daemon that silently lost its signals could neither stop nor reload,

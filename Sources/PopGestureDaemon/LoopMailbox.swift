@@ -1,5 +1,5 @@
+import Glibc
 import PopGestureInput
-import PopGestureServer
 import Synchronization
 
 /// How other threads reach the main loop: a queue of commands and a self-pipe whose
@@ -12,12 +12,26 @@ final class LoopMailbox: Sendable {
     }
 
     private let commands = Mutex<[Command]>([])
-    private let pipe: WakePipe
     /// The pipe's read end, for `poll`.
-    var readEnd: CInt { pipe.readEnd }
+    let readEnd: CInt
+    private let writeEnd: CInt
 
     init() throws(InputError) {
-        pipe = try WakePipe()
+        var ends: [CInt] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            throw InputError(.loopSetup, "cannot create the wake pipe: \(String(cString: strerror(errno)))")
+        }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        readEnd = ends[0]
+        writeEnd = ends[1]
+    }
+
+    deinit {
+        close(readEnd)
+        close(writeEnd)
     }
 
     func send(_ command: Command) {
@@ -25,11 +39,17 @@ final class LoopMailbox: Sendable {
         wake()
     }
 
-    /// Wakes the loop's `poll`.
-    func wake() { pipe.wake() }
+    /// Wakes the loop's `poll`. A full pipe already wakes it, so a failed write is fine.
+    func wake() {
+        var byte: UInt8 = 1
+        _ = write(writeEnd, &byte, 1)
+    }
 
     /// Empties the pipe; call it when `poll` says the read end is readable.
-    func drainWakes() { pipe.drain() }
+    func drainWakes() {
+        var drain = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while read(readEnd, &drain, MemoryLayout.size(ofValue: drain)) > 0 {}
+    }
 
     /// The commands sent since the last call, in order.
     func takeCommands() -> [Command] {

@@ -1,11 +1,6 @@
 import Glibc
 import PopGestureInput
 
-extension InputError.Code {
-    /// A loop's own descriptors (signalfd, timerfd, wake pipe) could not be set up.
-    public static let loopSetup = InputError.Code(rawValue: "loop-setup")
-}
-
 /// A self-pipe that wakes a thread sleeping in `poll(2)`: its read end goes into the
 /// poll set, and ``wake()``, from any thread, makes it readable. Both ends are
 /// non-blocking, so a wake never blocks the thread that sends it.
@@ -17,7 +12,8 @@ public final class WakePipe: Sendable {
     public init() throws(InputError) {
         var ends: [CInt] = [-1, -1]
         guard pipe(&ends) == 0 else {
-            throw InputError(.loopSetup, "cannot create the wake pipe: \(String(cString: strerror(errno)))")
+            // The daemon's loop-setup code: its loop cannot work without the pipe either.
+            throw InputError(.init(rawValue: "loop-setup"), "cannot create the wake pipe: \(String(cString: strerror(errno)))")
         }
         for end in ends {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)

@@ -101,6 +101,11 @@ struct Demo: ParsableCommand {
 
         if let engineThread {
             print("No touchscreen found: a virtual one plays the gestures.\n")
+            // The client's requests reach the engine on its own thread: the first gesture
+            // must find the navigator (at most 5 s, in steps of 10 ms).
+            for _ in 0..<500 where !engineThread.sync({ $0.host.engine.navigation.navigators["demo"] != nil }) {
+                usleep(10_000)
+            }
             try playScenes(into: engineThread)
         } else {
             print("A touchscreen is present: swipe right on it. Ctrl-C stops.")
@@ -164,8 +169,6 @@ final class DemoClient: @unchecked Sendable {
     private let fd: CInt
     /// pop-progress lines since the last other line; touched only by the reading thread.
     private var progressLines = 0
-    /// Bytes read and not yet a whole line; touched by `init`, then by the reading thread.
-    private var pending: [UInt8] = []
 
     init(socketPath: String) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -187,43 +190,35 @@ final class DemoClient: @unchecked Sendable {
         send(.create(
             navigator: "demo", pages: ["home", "list", "detail"].map { ClientRequest.Page(id: $0) }, layout: nil,
             barFollowsTopPage: true))
-        send(.subscribe, id: .string("ready"))  // also see why a pan was rejected
-        // The engine runs on another thread than the socket: wait until the navigator
-        // exists, so that the first gesture finds it.
-        readLines { message in
-            if case .reply(_, .string("ready")) = message { false } else { true }
-        }
+        send(.subscribe)  // also see why a pan was rejected
     }
 
     func start() {
-        Thread { [self] in
-            readLines { _ in true }
-            close(fd)
-        }.start()
+        Thread { [self] in readLines() }.start()
     }
 
     func stop() {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    private func send(_ request: ClientRequest, id: RequestID? = nil) {
-        _ = (RequestCodec.encode(IdentifiedRequest(request, id: id)) + "\n").utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
+    private func send(_ request: ClientRequest) {
+        _ = (RequestCodec.encode(IdentifiedRequest(request)) + "\n").utf8CString.withUnsafeBytes { write(fd, $0.baseAddress, $0.count - 1) }
     }
 
-    /// Reads and handles lines while `goOn` says so of each, or until the connection ends.
-    private func readLines(while goOn: (ServerMessage?) -> Bool) {
+    private func readLines() {
+        var pending: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { break }
+            pending.append(contentsOf: chunk[..<count])
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
                 handle(line)
-                guard goOn(try? MessageCodec.decode(line)) else { return }
             }
-            let count = read(fd, &chunk, chunk.count)
-            guard count > 0 else { return }
-            pending.append(contentsOf: chunk[..<count])
         }
+        close(fd)
     }
 
     private func handle(_ line: String) {

@@ -4,8 +4,8 @@ import PopGestureProtocol
 @testable import PopGestureServer
 import Testing
 
-/// The server's two state machines, driven directly and wired together synchronously:
-/// lines and input events in, actions out. The socket side (`state`) hands requests to
+/// The server state machine, driven directly: lines and input events in, actions out.
+/// Its two halves are wired together synchronously: the socket side (`state`) hands requests to
 /// the engine side (`host`) with `.toEngine`, which this harness carries out at once, as
 /// the daemon's queues do later, and feeds what the engine side produced back to the
 /// socket side. So the actions returned are what the clients get, in their order.
