@@ -37,10 +37,6 @@ extension EngineSide: InputSink {
             atOpen: stateAtOpen)
     }
 
-    public func received(_ events: [InputEvent], fromDevice key: Int) {
-        received(events[...], fromDevice: key)
-    }
-
     public var wakeDescriptor: CInt { channel.wakeDescriptor }
 }
 

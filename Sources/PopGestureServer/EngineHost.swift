@@ -92,9 +92,7 @@ public struct EngineHost {
     }
 
     /// Events from one device, as it sent them (protocol A is converted here).
-    public mutating func handle(
-        events: some Collection<InputEvent>, fromDevice key: Int, output: inout [EngineOutput]
-    ) {
+    public mutating func handle(events: [InputEvent], fromDevice key: Int, output: inout [EngineOutput]) {
         guard let device = devices[key] else {
             // A frame read just before its device was removed; harmless.
             logger.debug("\(events.count) events from device key \(key), which is not added; dropped")

@@ -53,7 +53,7 @@ public final class EngineSide: @unchecked Sendable {
     }
 
     /// Every event one read returned, in order; usually one frame ending in `SYN_REPORT`.
-    public func received(_ events: some Collection<InputEvent>, fromDevice key: Int) {
+    public func received(_ events: [InputEvent], fromDevice key: Int) {
         host.handle(events: events, fromDevice: key, output: &output)
         channel.send(&output)
     }

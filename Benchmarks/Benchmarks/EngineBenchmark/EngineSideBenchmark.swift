@@ -7,11 +7,12 @@ import Benchmark
 import NIOCore
 import PopGestureCore
 import PopGestureProtocol
+import PopGestureRecording
 import PopGestureServer
 
 /// Frames into the engine side, the output taken after each; a back can be answered
 /// by the client pushing the detail page again, through the request queue.
-struct EngineSideSink: EventSink {
+struct EngineSideSink: PushingSink {
     static let key = 1
     let side: EngineSide
     var frame: [InputEvent] = []
@@ -80,28 +81,9 @@ func engineSideBenchmarks(dell: Recording?) {
                 say("engine side, dell-canvas-touch: one pass produces \(shared.value.sink.produced)")
             }
         }
-        let alone = Shared(EventLoop(events: backSwipe, sink: try EngineSideSink(device: syntheticTouchscreen)))
-        Benchmark(
+        swipePushUntimed(
             "Engine side: synthetic back swipe, \(backSwipe.count) events, push untimed",
-            configuration: .init(
-                metrics: metrics, warmupIterations: 10, scalingFactor: .one, maxDuration: .seconds(5),
-                maxIterations: 100_000)
-        ) { benchmark in
-            benchmark.startMeasurement()
-            alone.value.finishPass()
-            benchmark.stopMeasurement()
-            if alone.value.sink.needsPush { alone.value.sink.push(at: alone.value.nextTime) }
-        } setup: {
-            alone.value.finishPass()
-            try checkOneBack(alone.value.sink.produced)
-            alone.value.sink.push(at: alone.value.nextTime)
-        } teardown: {
-            let produced = alone.value.sink.produced
-            guard produced.back == alone.value.passes, produced.rejected == 0, produced.cancelled == 0 else {
-                throw BenchmarkError.unexpectedOutput("\(alone.value.passes) swipes produced \(produced)")
-            }
-            say("engine side: \(alone.value.passes) swipes, every one went back")
-        }
+            Shared(EventLoop(events: backSwipe, sink: try EngineSideSink(device: syntheticTouchscreen))))
     } catch {
         say("cannot set up the engine side: \(error)")
     }
