@@ -36,7 +36,7 @@ public final class EngineThread: Sendable {
     }
 
     /// Runs `job` on the thread and returns its result once it ran, so a request sent
-    /// after it returns sees what it did.
+    /// after it returns sees what it did. Not after ``stop()``: nothing would run it.
     public func sync<Result: Sendable>(_ job: @escaping @Sendable (EngineSide) -> Result) -> Result {
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result?>(nil)
