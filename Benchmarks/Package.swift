@@ -17,6 +17,7 @@ let package = Package(
         // trait (ARC counts) needs swift-runtime-interposer, which is not mirrored here.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         .executableTarget(
@@ -27,6 +28,9 @@ let package = Package(
                 .product(name: "PopGestureInput", package: "popgestured"),
                 .product(name: "PopGestureRecording", package: "popgestured"),
                 .product(name: "PopGestureSynthesis", package: "popgestured"),
+                .product(name: "PopGestureServer", package: "popgestured"),
+                .product(name: "PopGestureProtocol", package: "popgestured"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/EngineBenchmark",

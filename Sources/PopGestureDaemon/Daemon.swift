@@ -9,7 +9,8 @@ import PopGestureSystem
 import SystemPackage
 
 /// popgestured itself: the client socket on one NIO event loop, and the devices,
-/// signals and watchdog on the calling thread's ``DeviceWatcher`` loop.
+/// the engine beside their reads (``EngineSide``), signals and watchdog on the calling
+/// thread's ``DeviceWatcher`` loop.
 ///
 /// It stays out of Swift concurrency on purpose: libdispatch's worker pool on Linux
 /// arms a one-second timer once used, and an idle tablet daemon should not wake at all.
@@ -51,15 +52,16 @@ public struct Daemon: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let server = try SocketServer.makeServer(
-            listening: listening, group: group,
-            settings: configuration.gesture, transitionTimeout: configuration.transitionTimeout,
-            defaultLayout: configuration.defaultLayout, admission: admission.policy, logger: logger
+            listening: listening, group: group, admission: admission.policy, logger: logger
         ).wait()
+        let engine = EngineSide(
+            channel: server.engine, settings: configuration.gesture, transitionTimeout: configuration.transitionTimeout,
+            defaultLayout: configuration.defaultLayout, logger: logger)
 
         let watcher: DeviceWatcher
         do {
             watcher = try DeviceWatcher(
-                configuration: configuration, sink: ServerInput(server: server, logger: logger),
+                configuration: configuration, sink: engine,
                 signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, logger: logger)
         } catch {
             try? server.close().wait()
@@ -77,7 +79,7 @@ public struct Daemon: Sendable {
         watcher.run { event in
             switch event {
             case .signal(SIGHUP):
-                reload(&current, server: server, watcher: watcher, admission: admission, notifier: notifier)
+                reload(&current, engine: engine, watcher: watcher, admission: admission, notifier: notifier)
             case .signal(let signal):
                 logger.notice("stopping (signal \(signal))")
                 notifier.stopping()
@@ -134,14 +136,15 @@ public struct Daemon: Sendable {
     }
 
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
+    /// Runs on the input thread, which owns `engine`.
     private func reload(
-        _ current: inout Configuration, server: SocketServer, watcher: DeviceWatcher, admission: ClientAdmission,
+        _ current: inout Configuration, engine: EngineSide, watcher: DeviceWatcher, admission: ClientAdmission,
         notifier: SystemdNotifier
     ) {
         notifier.reloading()
         switch current.reload(file: configurationPath, overrides: overrides) {
         case .success(let changed):
-            server.apply(
+            engine.apply(
                 settings: current.gesture, transitionTimeout: current.transitionTimeout,
                 defaultLayout: current.defaultLayout)
             if !changed.isDisjoint(with: [.rotation, .touchpads, .screen]) {
@@ -178,37 +181,5 @@ enum SocketProbe {
         else { return false }
         try? socket.close()
         return true
-    }
-}
-
-/// Hands the main loop's devices and frames to the socket server's event loop.
-public struct ServerInput: InputSink {
-    public let server: SocketServer
-    public let logger: Logger
-
-    public init(server: SocketServer, logger: Logger) {
-        self.server = server
-        self.logger = logger
-    }
-
-    public func deviceAdded(
-        key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen,
-        ifRefused: @escaping @Sendable (String) -> Void
-    ) {
-        server.addDevice(
-            key: key, path: path, name: name, description: description, configuration: configuration,
-            atOpen: stateAtOpen
-        ).whenFailure { error in
-            ifRefused("\(error)")  // the server logged it too
-        }
-    }
-
-    public func deviceRemoved(key: Int) {
-        server.removeDevice(key: key)
-    }
-
-    public func received(_ events: [InputEvent], fromDevice key: Int, inFlight: FramesInFlight) {
-        server.feed(key: key, events: events, whenFed: inFlight.handled)
     }
 }

@@ -3,33 +3,51 @@ import Glibc
 import Logging
 import PopGestureCore
 import PopGestureInput
+import PopGestureServer
 
-/// Where the input thread delivers what it reads. The socket server implements it by
-/// hopping onto its event loop, so calls may come from any thread.
-public protocol InputSink: Sendable {
-    /// A device to use; the events that follow are changes to `stateAtOpen`. When the
-    /// sink cannot use it after all (mtdev could not be set up), it calls `ifRefused`
-    /// with the reason, from any thread, and the main loop stops reading the device.
+/// What the input thread hands what it reads to: the engine, on this same thread
+/// (``EngineSide`` in the daemon). Every call comes from the thread running
+/// ``DeviceWatcher/run(_:)``.
+public protocol InputSink: AnyObject {
+    /// A device to use; the events that follow are changes to `stateAtOpen`. Throws
+    /// when the sink cannot use it (mtdev could not be set up); the loop then closes it.
     func deviceAdded(
         key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen,
-        ifRefused: @escaping @Sendable (_ reason: String) -> Void)
+        configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen) throws(InputError)
     func deviceRemoved(key: Int)
     /// Every event one read returned, in order; usually one frame ending in `SYN_REPORT`.
-    /// Call `inFlight.handled()` exactly once when they are handled, from any thread:
-    /// the main loop stops reading while too many frames are unhandled.
-    func received(_ events: [InputEvent], fromDevice key: Int, inFlight: FramesInFlight)
+    func received(_ events: [InputEvent], fromDevice key: Int)
+    /// Polled with the loop's other descriptors: readable when ``serveRequests()`` has
+    /// work (the socket side's requests), or when reading may resume.
+    var wakeDescriptor: CInt { get }
+    /// Answers what the socket side asked; called when ``wakeDescriptor`` is readable.
+    func serveRequests()
+    /// Whether to read the devices in this round: not while the socket side is behind
+    /// with the sink's output (``EngineChannel/mayReadDevices()``).
+    func mayReadDevices() -> Bool
+}
+
+extension EngineSide: InputSink {
+    public func deviceAdded(
+        key: Int, path: String, name: String, description: DeviceDescription,
+        configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen
+    ) throws(InputError) {
+        try deviceAdded(
+            key: key, path: path, name: name, description: description, configuration: configuration,
+            atOpen: stateAtOpen)
+    }
+
+    public var wakeDescriptor: CInt { channel.wakeDescriptor }
 }
 
 /// The daemon's main loop: finds touch devices through udev, reads each with libevdev,
-/// and hands what it reads to an ``InputSink``. Signals and the watchdog arrive here
-/// too, as file descriptors, so one `poll(2)` with no timeout is all an idle tablet
-/// costs: no polling, and no timer unless systemd asked for a watchdog.
+/// and hands each read, on this thread, to an ``InputSink``: the engine. Requests
+/// from the socket side arrive here too (``InputSink/wakeDescriptor``), and so do
+/// signals and the watchdog, as file descriptors, so one `poll(2)` with no timeout is
+/// all an idle tablet costs: no polling, and no timer unless systemd asked for a watchdog.
 ///
 /// Other threads talk to it only through ``reconfigure(_:)`` and ``stop()``, which
-/// queue a command and write a byte into a wake pipe (``LoopMailbox``). The sink's
-/// event loop also wakes it that way once it has caught up (``FramesInFlight``), and
-/// when it refuses a device.
+/// queue a command and write a byte into a wake pipe (``LoopMailbox``).
 public final class DeviceWatcher: Sendable {
     /// Something other than input that ``run(_:)`` reports to its caller.
     public enum Event: Sendable, Equatable {
@@ -98,8 +116,6 @@ public final class DeviceWatcher: Sendable {
                 switch command {
                 case .reconfigure(let configuration):
                     loop.reopenAll(configuration: configuration)
-                case .drop(let key, let reason):
-                    loop.drop(key: key, reason: reason)
                 case .stop:
                     loop.closeAll()
                     return
@@ -131,8 +147,8 @@ private final class InputLoop: @unchecked Sendable {
     private var configuration: Configuration
     private let sink: any InputSink
     private let mailbox: LoopMailbox
-    /// Frames handed to the sink and not yet handled; past its bound the devices are not read.
-    private var backpressure: InputBackpressure
+    /// Whether the devices were left out of the last poll: the sink's output was at its bound.
+    private var paused = false
     /// Pauses so far; the first is logged as a warning, the rest at debug level.
     private var pauses = 0
     private var pollFailures = PollFailures()
@@ -152,7 +168,6 @@ private final class InputLoop: @unchecked Sendable {
     ) {
         self.monitor = monitor
         self.mailbox = mailbox
-        self.backpressure = InputBackpressure(FramesInFlight { [mailbox] in mailbox.wake() })
         self.configuration = configuration
         self.signalFD = signalFD
         self.timerFD = timerFD
@@ -173,15 +188,16 @@ private final class InputLoop: @unchecked Sendable {
     }
 
     /// Blocks until something is readable, reads it, and returns the signals and
-    /// watchdog ticks that arrived. While the sink is behind (``FramesInFlight``) the
-    /// devices stay out of the poll set, so the kernel buffers and, if need be, drops.
+    /// watchdog ticks that arrived. While the socket side is behind with the engine's
+    /// output (``InputSink/mayReadDevices()``) the devices stay out of the poll set, so
+    /// the kernel buffers and, if need be, drops.
     func waitAndDispatch() -> [DeviceWatcher.Event] {
         pollSet.removeAll(keepingCapacity: true)
         pollSet.append(pollfd(fd: mailbox.readEnd, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0))
-        for fd in [signalFD, timerFD] {
-            pollSet.append(pollfd(fd: fd ?? -1, events: Int16(POLLIN), revents: 0))  // poll skips -1
-        }
+        pollSet.append(pollfd(fd: signalFD ?? -1, events: Int16(POLLIN), revents: 0))  // poll skips -1
+        pollSet.append(pollfd(fd: timerFD ?? -1, events: Int16(POLLIN), revents: 0))
+        pollSet.append(pollfd(fd: sink.wakeDescriptor, events: Int16(POLLIN), revents: 0))
         let firstDevice = pollSet.count
         if readsDevices() {
             for open in devices {
@@ -195,7 +211,9 @@ private final class InputLoop: @unchecked Sendable {
             return []
         }
         pollFailures.succeeded()
-        // Devices first: their fds are in `devices` order, and udev changes below may reorder it.
+        // Requests first: their replies then come before the events of the frames read below.
+        if pollSet[4].revents != 0 { sink.serveRequests() }
+        // Devices next: their fds are in `devices` order, and udev changes below may reorder it.
         let readyKeys = pollSet[firstDevice...].indices.compactMap { index in
             pollSet[index].revents != 0 ? devices[index - firstDevice].key : nil
         }
@@ -217,17 +235,16 @@ private final class InputLoop: @unchecked Sendable {
         return events
     }
 
-    /// Whether to poll the devices in this round: not while the sink is behind.
+    /// Whether to poll the devices in this round: not while the socket side is behind.
     private func readsDevices() -> Bool {
-        let wasPaused = backpressure.isPaused
-        let reads = backpressure.mayRead()
-        if reads == wasPaused {
-            let inFlight = backpressure.inFlight
+        let reads = sink.mayReadDevices()
+        if reads == paused {
+            paused = !reads
             if !reads {
                 pauses += 1
                 let message: Logger.Message = """
-                    the event loop is \(inFlight.bound) frames behind: input paused until it is down to \
-                    \(inFlight.resumeLevel) (pause \(pauses))
+                    the event loop is behind with the engine's output: input paused until it has taken it \
+                    (pause \(pauses))
                     """
                 if pauses == 1 { logger.warning(message) } else { logger.debug(message) }
             } else {
@@ -253,14 +270,6 @@ private final class InputLoop: @unchecked Sendable {
         }
     }
 
-    /// The sink refused a device: stop reading it. It never reached the sink, so the
-    /// sink is not told of its removal.
-    func drop(key: Int, reason: String) {
-        guard let index = devices.firstIndex(where: { $0.key == key }) else { return }
-        let open = devices.remove(at: index)
-        logger.warning("\(open.info.devnode) \"\(open.info.name)\": not used: \(reason)")
-    }
-
     func reopenAll(configuration: Configuration) {
         self.configuration = configuration
         closeAll()
@@ -284,8 +293,7 @@ private final class InputLoop: @unchecked Sendable {
             gone = error
         }
         if !batch.isEmpty {
-            backpressure.inFlight.sent()
-            sink.received(batch, fromDevice: key, inFlight: backpressure.inFlight)
+            sink.received(batch, fromDevice: key)
         }
         if let gone {
             remove(at: index, reason: gone.message)
@@ -346,12 +354,17 @@ private final class InputLoop: @unchecked Sendable {
         }
         let key = nextKey
         nextKey += 1
+        do {
+            try sink.deviceAdded(
+                key: key, path: info.devnode, name: description.name, description: description,
+                configuration: deviceConfiguration, stateAtOpen: device.stateAtOpen)
+        } catch {
+            // It never reached the engine, so the engine is not told of its removal; deinit closes the fd.
+            logger.warning("\(info.devnode) \"\(info.name)\": not used: \(error.message)")
+            return
+        }
         devices.append(OpenDevice(key: key, info: info, device: device))
         logger.info("\(info.devnode) \"\(description.name)\": using it as a \(info.kind.rawValue) (device \(key))")
-        sink.deviceAdded(
-            key: key, path: info.devnode, name: description.name, description: description,
-            configuration: deviceConfiguration, stateAtOpen: device.stateAtOpen
-        ) { [mailbox] reason in mailbox.send(.drop(key: key, reason: reason)) }
     }
 
     private func remove(at index: Int, reason: String) {

@@ -5,12 +5,10 @@ import SystemPackage
 
 /// How other threads reach the main loop: a queue of commands and a self-pipe whose
 /// read end is in the loop's `poll` set. ``send(_:)`` queues a command and writes a
-/// byte; ``wake()`` writes the byte alone (the event loop caught up with the input).
+/// byte; ``wake()`` writes the byte alone.
 final class LoopMailbox: Sendable {
     enum Command: Sendable {
         case reconfigure(Configuration)
-        /// The sink refused the device (e.g. mtdev could not be set up): stop reading it.
-        case drop(key: Int, reason: String)
         case stop
     }
 

@@ -51,6 +51,9 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let lineTimeout = Code(rawValue: "line-timeout")
         /// The peer may not use this socket (see "Who may connect"); the connection is closed.
         public static let notPermitted = Code(rawValue: "not-permitted")
+        /// The engine is behind: its queue of requests is full (the daemon's bound on
+        /// requests waiting for the engine). The request changed nothing; try it again later.
+        public static let overloaded = Code(rawValue: "overloaded")
 
         // Navigation (the core's `NavigationError.Code` is this type).
 

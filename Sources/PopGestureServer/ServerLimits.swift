@@ -20,6 +20,11 @@ public struct ServerLimits: Sendable, Hashable {
     /// A connection that has not completed `hello` this long after it was accepted gets
     /// `hello-required` and is closed. Default 10 s, for the same reason.
     public var helloTimeout: Duration = .seconds(10)
+    /// Requests of one client whose replies are not out yet: those the engine side has
+    /// not answered, and those behind them (replies go out in the order of the requests).
+    /// Default 64: a client that waits for its replies has one or two; one that writes
+    /// 64 ahead while the engine is stalled is disconnected, so what it queues stays bounded.
+    public var maximumRequestsAwaitingReply = 64
 
     public init() {}
 }

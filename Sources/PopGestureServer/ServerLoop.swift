@@ -14,6 +14,10 @@ import PopGestureInput
 /// the held bytes go out as one write when the channel is writable again. The count the
 /// state limits is the held bytes plus NIO's `bufferedWritableBytes`.
 ///
+/// The engine: requests go to the engine side through ``EngineChannel`` (one refused
+/// there gets `overloaded`, from the state), and what the engine side sends back is
+/// taken in one batch per wake-up (``drainEngineOutput()``).
+///
 /// Timers: the state says when it next has something to do (``ServerState/nextDeadline``);
 /// one task is scheduled for that, and none while no client is waiting for a `hello`
 /// or the end of a line, so an idle daemon never wakes up.
@@ -31,6 +35,10 @@ final class ServerLoop {
     private(set) var state: ServerState
     private var connections: [ClientID: Connection] = [:]
     private var timer: (deadline: Timestamp, task: Scheduled<Void>)?
+    /// Set once, right after init: the channel's wake-up refers to this loop.
+    var engine: EngineChannel!
+    /// Reused for each batch of engine output.
+    private var engineOutput = CircularBuffer<EngineOutput>(initialCapacity: EngineChannel.maximumQueuedOutput)
     let eventLoop: any EventLoop
     let clock: @Sendable () -> Timestamp
     let logger: Logger
@@ -64,7 +72,7 @@ final class ServerLoop {
     }
 
     func receivedOverlongLine(from client: ClientID) {
-        run(state.receivedOverlongLine(from: client, maximumLength: maximumLineLength))
+        run(state.receivedOverlongLine(from: client, maximumLength: maximumLineLength, at: clock()))
     }
 
     func lineUnfinished(from client: ClientID) {
@@ -94,34 +102,20 @@ final class ServerLoop {
         scheduleTimer()
     }
 
-    // MARK: - From the daemon, hopped onto the loop by SocketServer
+    // MARK: - From the engine side
 
-    func addDevice(
-        key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration, atOpen stateAtOpen: DeviceStateAtOpen?
-    ) throws(InputError) -> DeviceID {
-        do {
-            let (id, actions) = try state.deviceAdded(
-                key: key, path: path, name: name, description: description,
-                configuration: configuration, atOpen: stateAtOpen, at: clock())
-            run(actions)
-            return id
-        } catch {
-            logger.error("device key \(key) (\(path)) not added: \(error)")
-            throw error
+    /// Routes what the engine side sent since the last call: replies, then the
+    /// requests that waited behind them, and events. Wakes the engine side if it
+    /// stopped reading for want of room.
+    func drainEngineOutput() {
+        engine.takeOutput(into: &engineOutput)
+        guard !engineOutput.isEmpty else { return }
+        let now = clock()
+        var actions: [ServerAction] = []
+        while let output = engineOutput.popFirst() {
+            actions += state.received(fromEngine: output, at: now)
         }
-    }
-
-    func removeDevice(key: Int) {
-        run(state.deviceRemoved(key: key, at: clock()))
-    }
-
-    func feed(key: Int, events: [InputEvent]) {
-        run(state.handle(events: events, fromDevice: key))
-    }
-
-    func apply(settings: GestureSettings, transitionTimeout: Duration, defaultLayout: LayoutDirection) {
-        state.updateSettings(settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout)
+        run(actions)
     }
 
     /// Closes every client; the future completes when all are closed.
@@ -161,6 +155,7 @@ final class ServerLoop {
         var sizes: [ClientID: Int] = [:]
         for case .send(let client, let line) in actions { sizes[client, default: 0] += line.utf8.count + 1 }
         var output: [ClientID: ByteBuffer] = [:], order: [ClientID] = []
+        var refused: [EngineRequest] = []
         for action in actions {
             switch action {
             case .send(let client, let line):
@@ -178,9 +173,13 @@ final class ServerLoop {
                     connection.channel.writeAndFlush(last, promise: nil)
                 }
                 connection.channel.close(promise: nil)
+            case .toEngine(let request):
+                // Refusals after this batch's lines: they come after the replies before them.
+                if !engine.submit(request) { refused.append(request) }
             }
         }
         var followUp: [ServerAction] = []
+        for request in refused { followUp += state.engineRefused(request, at: clock()) }
         for client in order {
             guard let buffer = output[client], let channel = connections[client]?.channel else { continue }
             // In place: a copy of the connection would make each append copy the held bytes.

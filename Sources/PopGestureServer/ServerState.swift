@@ -9,18 +9,32 @@ public enum ServerAction: Sendable, Hashable {
     case send(ClientID, line: String)
     /// Close the client's connection; `reason` has been logged already.
     case close(ClientID, reason: String)
+    /// Hand the request to the engine side (``EngineHost``). Its reply comes back as an
+    /// ``EngineOutput`` for ``ServerState/received(fromEngine:at:)``. When the engine side
+    /// cannot take it (its queue is full), tell ``ServerState/engineRefused(_:at:)``.
+    case toEngine(EngineRequest)
 }
 
-/// The whole server as a plain state machine: the engine, the clients and the devices.
+/// The socket side of the server as a plain state machine: the clients, their
+/// requests and replies, and the routing of the engine's events. No engine: requests
+/// that need it go to the engine side (``EngineHost``) as ``ServerAction/toEngine(_:)``,
+/// and what it produced comes back through ``received(fromEngine:at:)``.
 ///
-/// Every input (a line from a client, a device's events, a connect or disconnect)
+/// Every input (a line from a client, the engine side's output, a connect or disconnect)
 /// returns the actions to carry out, in order; the NIO layer (`SocketServer`) only
 /// switches over them. Time is always a parameter. Not thread-safe: one event loop
-/// owns it. Tests drive it directly.
+/// owns it. Tests drive it directly, wired to an ``EngineHost``.
 ///
 /// Routing: an event goes to the owner of its navigator, and every event, `rejected`
-/// included, to each observer; a client that is both gets each line once. A reply
-/// comes before the events its request caused.
+/// included, to each observer; a client that is both gets each line once.
+///
+/// Order: replies go out in the order of the requests, and a reply comes before the
+/// events its request caused. The engine side answers in the order it was asked, and
+/// the events a request caused follow its reply; a request the socket side answers
+/// itself (`hello`, `subscribe`, an error) waits, whole, behind the client's requests
+/// still with the engine side, and is carried out once the one before it is done
+/// (``EngineOutput/answered(_:)``): at the same point of the engine's output as if it
+/// had gone through the engine too.
 public struct ServerState {
     /// The protocol versions this server speaks, lowest first; `hello` agrees on one
     /// (`ProtocolVersion.negotiate`). Default: every version the protocol module has.
@@ -37,11 +51,6 @@ public struct ServerState {
     /// id, a reply stays under 200 KiB, below ``ServerLimits/maximumUnsentBytesPerClient``,
     /// so asking for `status` can never get a reading client disconnected.
     public static let maximumStatusListBytes = 64 << 10
-    /// The disconnect log names at most 3 of the navigators it removed ...
-    static let loggedNavigatorIDs = 3
-    /// ... each cut to 64 characters (`…` marks a cut), so one log line stays short
-    /// however long the ids are.
-    static let loggedIDCharacters = 64
 
     /// One connection.
     public struct Client: Sendable, Hashable {
@@ -63,28 +72,25 @@ public struct ServerState {
         public internal(set) var unfinishedLineSince: Timestamp?
         /// What the I/O layer last said this client has not taken yet.
         public internal(set) var unsentBytes = 0
+        /// Requests whose replies are not out yet, oldest first: the first is always
+        /// with the engine side (``Waiting/engine``). Empty most of the time.
+        var waiting: [Waiting] = []
 
         /// How the log names this client: `client 3 (pid 123)`.
         var logName: String { credentials.map { "\(id) (pid \($0.pid))" } ?? "\(id)" }
     }
 
-    /// One input device, as `status` lists it.
-    public struct Device: Sendable, Hashable {
-        /// The daemon's own key for the device (anything unique, e.g. its udev sequence number).
-        public let key: Int
-        /// The engine's number, which `rejected` events carry as `device`.
-        public let id: DeviceID
-        public let path: String
-        public let name: String
-        /// The device's ``DeviceConfiguration/kind``, as the engine uses it.
-        public let kind: DeviceKind
+    /// A request of one client whose reply is not out yet.
+    enum Waiting: Sendable, Hashable {
+        /// With the engine side; its reply comes back through ``received(fromEngine:at:)``.
+        case engine
+        /// The socket side's own, carried out once the replies before it are out.
+        case request(IdentifiedRequest, at: Timestamp)
+        /// A reply decided already (a refusal), sent once the replies before it are out.
+        case line(String)
     }
 
-    /// The engine, with the mtdev converters of protocol A devices.
-    public private(set) var feed: EngineFeed
     public private(set) var clients: [ClientID: Client] = [:]
-    /// By the daemon's device key.
-    public private(set) var devices: [Int: Device] = [:]
     public let limits: ServerLimits
     /// Who may connect; asked once per connection.
     public let admission: ConnectionPolicy
@@ -99,20 +105,13 @@ public struct ServerState {
     private let logger: Logger
 
     public init(
-        settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
-        defaultLayout: LayoutDirection = .leftToRight, limits: ServerLimits = ServerLimits(),
-        admission: ConnectionPolicy = .anyone, logger: Logger = Logger(label: "popgestured.server")
+        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
+        logger: Logger = Logger(label: "popgestured.server")
     ) {
-        var engine = GestureEngine(settings: settings, logger: logger)
-        engine.transitionTimeout = transitionTimeout
-        engine.defaultLayout = defaultLayout
-        feed = EngineFeed(engine: engine)
         self.limits = limits
         self.admission = admission
         self.logger = logger
     }
-
-    public var engine: GestureEngine { feed.engine }
 
     // MARK: - Clients
 
@@ -160,26 +159,65 @@ public struct ServerState {
         }
         clients[client]?.unfinishedLineSince = nil
         if line.allSatisfy(Self.isWhitespace) { return [] }  // a stray Enter in socat
-        let request: IdentifiedRequest
+        var actions: [ServerAction] = []
         do {
-            request = try RequestCodec.decode(line)
+            submit(try RequestCodec.decode(line), from: client, at: time, into: &actions)
         } catch {
             logger.debug("\(client): \(error.request ?? "request") refused, \(error)")
-            return [.send(client, line: MessageCodec.encode(error))]
+            answer(client, .line(MessageCodec.encode(error)), at: time, into: &actions)
         }
+        return actions
+    }
+
+    /// What the engine side produced, in its order: a reply, an event to route, or the
+    /// end of a request's output (then the requests of its client that waited behind it).
+    public mutating func received(fromEngine output: EngineOutput, at time: Timestamp) -> [ServerAction] {
         var actions: [ServerAction] = []
-        perform(request, from: client, at: time, into: &actions)
-        routeEngineEvents(into: &actions)
+        switch output {
+        case .event(let event):
+            route(event, into: &actions)
+        case .reply(let client, let reply, let id):
+            guard clients[client]?.waiting.first == .engine else {
+                // The client went away meanwhile (or a bug); nobody is waiting for it.
+                logger.debug("a reply for \(client), which is not waiting for one; dropped")
+                return []
+            }
+            actions.append(.send(client, line: MessageCodec.encode(completed(reply), id: id)))
+        case .answered(let client):
+            guard clients[client]?.waiting.first == .engine else { return [] }
+            clients[client]!.waiting.removeFirst()
+            carryOutWaiting(of: client, at: time, into: &actions)
+        }
+        return actions
+    }
+
+    /// The engine side could not take `request` (its queue is full): the client gets
+    /// `overloaded` in its place, in the order of its requests. Call it right after the
+    /// `.toEngine` of a line's actions: it stands for the client's latest request there.
+    public mutating func engineRefused(_ request: EngineRequest, at time: Timestamp) -> [ServerAction] {
+        guard case .request(let clientRequest, let id) = request.kind,
+              let index = clients[request.client]?.waiting.lastIndex(of: .engine)
+        else { return [] }
+        logger.debug("\(request.client): \(clientRequest.type) refused, the engine is overloaded")
+        let error = ProtocolError(
+            .overloaded, "the daemon's engine is behind; try again later", request: clientRequest.type, id: id)
+        clients[request.client]!.waiting[index] = .line(MessageCodec.encode(error))
+        var actions: [ServerAction] = []
+        carryOutWaiting(of: request.client, at: time, into: &actions)
         return actions
     }
 
     /// The framing dropped a line longer than the limit.
-    public mutating func receivedOverlongLine(from client: ClientID, maximumLength: Int) -> [ServerAction] {
+    public mutating func receivedOverlongLine(
+        from client: ClientID, maximumLength: Int, at time: Timestamp
+    ) -> [ServerAction] {
         guard clients[client] != nil else { return [] }
         logger.debug("\(client): a line over \(maximumLength) bytes, discarded")
         let error = ProtocolError(
             .lineTooLong, "a line is limited to \(maximumLength) bytes; the rest of this one was discarded")
-        return [.send(client, line: MessageCodec.encode(error))]
+        var actions: [ServerAction] = []
+        answer(client, .line(MessageCodec.encode(error)), at: time, into: &actions)
+        return actions
     }
 
     /// The input stopped inside a line: its `\n` is due within ``ServerLimits/lineTimeout``
@@ -279,27 +317,13 @@ public struct ServerState {
         guard let entry = clients.removeValue(forKey: client) else { return }
         totalUnsentBytes -= entry.unsentBytes
         observers.removeAll { $0 == client }
-        let removed = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()
-        feed.engine.clientDisconnected(client, at: time)
-        logger.log(
-            level: what == "connection ended" ? .info : .warning,
-            "\(entry.logName) \(what)\(Self.summary(removedNavigators: removed))")
+        logger.log(level: what == "connection ended" ? .info : .warning, "\(entry.logName) \(what)")
         if refusedWhileFull > 0 {
             logger.info("a client place is free again; \(refusedWhileFull) connections were refused at the limit")
             refusedWhileFull = 0
         }
-        routeEngineEvents(into: &actions)
-    }
-
-    /// `, removed 3 navigators: a, b, c…` with at most ``loggedNavigatorIDs`` ids, each
-    /// cut to ``loggedIDCharacters``; empty when there were none.
-    static func summary(removedNavigators ids: [String]) -> String {
-        guard !ids.isEmpty else { return "" }
-        let shown = ids.prefix(loggedNavigatorIDs).map { id in
-            id.count > loggedIDCharacters ? id.prefix(loggedIDCharacters) + "…" : id
-        }
-        let more = ids.count > shown.count ? " and \(ids.count - shown.count) more" : ""
-        return ", removed \(ids.count) navigator\(ids.count == 1 ? "" : "s"): \(shown.joined(separator: ", "))\(more)"
+        // Its navigators go on the engine side, whatever that side's queue holds.
+        actions.append(.toEngine(EngineRequest(client: client, kind: .clientGone, time: time)))
     }
 
     /// The daemon is stopping: close every connection.
@@ -308,67 +332,70 @@ public struct ServerState {
         return clients.keys.sorted().map { .close($0, reason: "daemon shutting down") }
     }
 
-    // MARK: - Devices
-
-    /// A device appeared. `key` is the daemon's; `path` and `name` are for `status`, and so is
-    /// `configuration.kind`, the one kind the engine uses too. `state` is what the kernel held
-    /// at open (see ``EngineFeed/addDevice(_:configuration:atOpen:)``).
-    /// Adding a key that is already present replaces that device.
-    /// Throws when a protocol A device's converter cannot be set up.
-    public mutating func deviceAdded(
-        key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration = .init(), atOpen state: DeviceStateAtOpen? = nil, at time: Timestamp
-    ) throws(InputError) -> (device: DeviceID, actions: [ServerAction]) {
-        var actions: [ServerAction] = []
-        if devices[key] != nil {
-            logger.error("bug: device key \(key) added twice; replacing it")
-            actions = deviceRemoved(key: key, at: time)
-        }
-        let id = try feed.addDevice(description, configuration: configuration, atOpen: state)
-        devices[key] = Device(key: key, id: id, path: path, name: name, kind: configuration.kind)
-        logger.debug("device key \(key) is \(id): \(path), \(name), \(configuration.kind.rawValue)")
-        return (id, actions)
-    }
-
-    /// A device went away (unplug, `ENODEV`); a pan it was driving is cancelled.
-    public mutating func deviceRemoved(key: Int, at time: Timestamp) -> [ServerAction] {
-        guard let device = devices.removeValue(forKey: key) else {
-            logger.debug("device key \(key) removed, but it was not added")
-            return []
-        }
-        feed.removeDevice(device.id, at: time)
-        logger.debug("device key \(key) (\(device.id), \(device.path)) removed")
-        var actions: [ServerAction] = []
-        routeEngineEvents(into: &actions)
-        return actions
-    }
-
-    /// Events from one device, as it sent them (protocol A is converted here).
-    public mutating func handle(events: some Collection<InputEvent>, fromDevice key: Int) -> [ServerAction] {
-        guard let device = devices[key] else {
-            // A frame read just before its device was removed; harmless.
-            logger.debug("\(events.count) events from device key \(key), which is not added; dropped")
-            return []
-        }
-        for event in events { feed.handle(event, from: device.id) }
-        var actions: [ServerAction] = []
-        routeEngineEvents(into: &actions)
-        return actions
-    }
-
-    /// A configuration reload. Takes effect from the next pan; one in flight keeps its thresholds
-    /// where the arbiter already decided.
-    public mutating func updateSettings(
-        _ settings: GestureSettings, transitionTimeout: Duration, defaultLayout: LayoutDirection
-    ) {
-        feed.engine.settings = settings
-        feed.engine.transitionTimeout = transitionTimeout
-        feed.engine.defaultLayout = defaultLayout
-        logger.debug("settings updated: \(settings), transition timeout \(transitionTimeout), layout \(defaultLayout.rawValue)")
-    }
-
     // MARK: - Requests
 
+    /// A decoded request: to the engine side when it needs the engine, else carried
+    /// out here, now or behind the client's requests still with the engine side.
+    private mutating func submit(
+        _ identified: IdentifiedRequest, from client: ClientID, at time: Timestamp, into actions: inout [ServerAction]
+    ) {
+        guard let entry = clients[client] else { return }
+        guard entry.greeted, EngineRequest.isEngines(identified.request) else {
+            // hello-required too: a client not greeted has nothing with the engine side.
+            answer(client, .request(identified, at: time), at: time, into: &actions)
+            return
+        }
+        guard admitWaiting(client, at: time, into: &actions) else { return }
+        clients[client]!.waiting.append(.engine)
+        actions.append(.toEngine(EngineRequest(
+            client: client, kind: .request(identified.request, id: identified.id), time: time)))
+    }
+
+    /// Answers at once when nothing of the client's is waiting, else queues the answer.
+    private mutating func answer(
+        _ client: ClientID, _ waiting: Waiting, at time: Timestamp, into actions: inout [ServerAction]
+    ) {
+        guard let entry = clients[client] else { return }
+        if entry.waiting.isEmpty {
+            carryOut(waiting, for: client, into: &actions)
+        } else if admitWaiting(client, at: time, into: &actions) {
+            clients[client]!.waiting.append(waiting)
+        }
+    }
+
+    /// False, after disconnecting the client, when it has its limit of requests waiting.
+    private mutating func admitWaiting(
+        _ client: ClientID, at time: Timestamp, into actions: inout [ServerAction]
+    ) -> Bool {
+        guard let count = clients[client]?.waiting.count, count >= limits.maximumRequestsAwaitingReply else {
+            return true
+        }
+        disconnect(
+            client, reason: "\(count) requests awaiting replies, the limit, while the engine is behind",
+            at: time, into: &actions)
+        return false
+    }
+
+    /// Carries out the client's waiting requests up to the next one with the engine side.
+    private mutating func carryOutWaiting(of client: ClientID, at time: Timestamp, into actions: inout [ServerAction]) {
+        while let next = clients[client]?.waiting.first, next != .engine {
+            clients[client]!.waiting.removeFirst()
+            carryOut(next, for: client, into: &actions)
+        }
+    }
+
+    private mutating func carryOut(_ waiting: Waiting, for client: ClientID, into actions: inout [ServerAction]) {
+        switch waiting {
+        case .engine:
+            break
+        case .request(let request, let time):
+            perform(request, from: client, at: time, into: &actions)
+        case .line(let line):
+            actions.append(.send(client, line: line))
+        }
+    }
+
+    /// A request the socket side answers itself.
     private mutating func perform(
         _ identified: IdentifiedRequest, from client: ClientID, at time: Timestamp, into actions: inout [ServerAction]
     ) {
@@ -418,50 +445,15 @@ public struct ServerState {
             clients[client]?.observer = false
             observers.removeAll { $0 == client }
             ok()
-        case .create, .push, .pop, .replace, .update, .settle, .front, .remove:
-            do {
-                try feed.engine.perform(request.navigation!, from: client, at: time)  // non-nil for these cases
-                ok()
-            } catch {
-                refuse(error.code, error.message)
-            }
-        case .configure(let navigator, let layout, let bar):
-            // Keys left out keep the navigator's current values.
-            let current = feed.engine.navigation.navigators[navigator]
-            let resolved = NavigationRequest.configure(
-                navigator: navigator, layout: layout.map(LayoutDirection.init) ?? current?.layout,
-                barFollowsTopPage: bar ?? current?.barFollowsTopPage ?? true)
-            do {
-                try feed.engine.perform(resolved, from: client, at: time)
-                ok()
-            } catch {
-                refuse(error.code, error.message)
-            }
-        case .stack(let navigator):
-            guard let nav = feed.engine.navigation.navigators[navigator] else {
-                refuse(.unknownNavigator, "no navigator \"\(navigator)\"")
-                return
-            }
-            reply(.stack(ServerReply.Stack(
-                navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: nav.pages.map(\.id),
-                front: feed.engine.navigation.front?.id == nav.id, transitioning: nav.isTransitioning(at: time))))
-        case .status:
-            reply(.status(status))
+        case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status:
+            // Only reached for a client not greeted, refused above; the others go to the engine side.
+            logger.error("bug: \(request.type) reached the socket side's own requests")
         }
     }
 
-    /// Capped: see ``maximumStatusEntries`` and ``maximumStatusListBytes``.
-    private var status: ServerReply.Status {
-        let devices = self.devices.values.sorted { $0.id.rawValue < $1.id.rawValue }.map { device in
-            ServerReply.Status.Device(
-                device: Int64(device.id.rawValue), name: device.name, path: device.path, kind: device.kind.rawValue)
-        }
-        let navigation = feed.engine.navigation
-        let navigators = navigation.navigators.values.sorted { $0.id < $1.id }.map { nav in
-            ServerReply.Status.Navigator(
-                navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: Int64(nav.depth),
-                front: navigation.front?.id == nav.id)
-        }
+    /// The engine side's reply as the client gets it: a `status` with the clients added.
+    private func completed(_ reply: ServerReply) -> ServerReply {
+        guard case .status(var status) = reply else { return reply }
         let clients = self.clients.values.sorted { $0.id < $1.id }.map { client in
             ServerReply.Status.Client(
                 client: Int64(client.id.rawValue), name: client.name,
@@ -470,16 +462,13 @@ public struct ServerState {
                 },
                 observer: client.observer)
         }
-        return ServerReply.Status(
-            version: Self.protocolVersion,
-            devices: Self.listed(devices, encode: MessageCodec.encodeStatusEntry), deviceCount: Int64(devices.count),
-            navigators: Self.listed(navigators, encode: MessageCodec.encodeStatusEntry),
-            navigatorCount: Int64(navigators.count),
-            clients: Self.listed(clients, encode: MessageCodec.encodeStatusEntry), clientCount: Int64(clients.count))
+        status.clients = Self.listed(clients, encode: MessageCodec.encodeStatusEntry)
+        status.clientCount = Int64(clients.count)
+        return .status(status)
     }
 
     /// The first entries of a `status` list that fit both caps.
-    private static func listed<Entry>(_ entries: [Entry], encode: (Entry) -> JSONValue) -> [Entry] {
+    static func listed<Entry>(_ entries: [Entry], encode: (Entry) -> JSONValue) -> [Entry] {
         var listed: [Entry] = [], bytes = 0
         for entry in entries.prefix(maximumStatusEntries) {
             bytes += encode(entry).text.utf8.count + 1
@@ -491,19 +480,14 @@ public struct ServerState {
 
     // MARK: - Routing
 
-    /// Hands the engine's events to their owners and to every observer, each line once per client.
-    private mutating func routeEngineEvents(into actions: inout [ServerAction]) {
-        guard feed.engine.hasEvents else { return }
-        // Copies for the closure: it cannot read `self` while the engine drains.
-        let clients = self.clients, observers = self.observers
-        feed.engine.drainEvents { event in
-            let owner = event.owner.flatMap { clients[$0] == nil ? nil : $0 }
-            guard owner != nil || !observers.isEmpty else { return }
-            let line = WireEncoding.encode(event)
-            if let owner { actions.append(.send(owner, line: line)) }
-            for observer in observers where observer != owner {
-                actions.append(.send(observer, line: line))
-            }
+    /// Hands an engine event to its owner and to every observer, each line once per client.
+    private func route(_ event: EngineEvent, into actions: inout [ServerAction]) {
+        let owner = event.owner.flatMap { clients[$0] == nil ? nil : $0 }
+        guard owner != nil || !observers.isEmpty else { return }
+        let line = WireEncoding.encode(event)
+        if let owner { actions.append(.send(owner, line: line)) }
+        for observer in observers where observer != owner {
+            actions.append(.send(observer, line: line))
         }
     }
 

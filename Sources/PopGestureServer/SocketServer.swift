@@ -10,15 +10,17 @@ import PopGestureInput
 /// The client socket of popgestured: accepts connections, frames their lines and
 /// carries out what `ServerState` decides.
 ///
-/// All state lives on one event loop, chosen from the group at start. Every method is
-/// safe to call from any thread: it hops onto that loop (one hop per call, so one per
-/// input frame). Calls made from one thread are carried out in the order made.
+/// All its state lives on one event loop, chosen from the group at start. The engine
+/// does not: it runs on the thread that reads the devices, as an ``EngineSide`` on
+/// this server's ``engine`` channel, which carries requests there and events back.
+/// Every method is safe to call from any thread.
 ///
 /// ```swift
 /// let server = try await SocketServer.start(listening: .path("/run/popgestured/popgestured.sock"),
 ///                                           group: MultiThreadedEventLoopGroup.singleton)
-/// server.addDevice(key: 5, path: "/dev/input/event5", name: "ELAN", description: description)
-/// server.feed(key: 5, events: frame)   // from the device reader's thread
+/// let engine = EngineSide(channel: server.engine)   // on the device reader's thread:
+/// try engine.deviceAdded(key: 5, path: "/dev/input/event5", name: "ELAN", description: description)
+/// engine.received(frame, fromDevice: 5)
 /// await server.shutdown()
 /// ```
 public final class SocketServer: Sendable {
@@ -48,8 +50,10 @@ public final class SocketServer: Sendable {
     /// it cannot accept. 1 s: clients retry; the daemon's own descriptors free meanwhile.
     public static let acceptBackoff = TimeAmount.seconds(1)
 
-    /// The loop that owns every client and the engine.
+    /// The loop that owns every client.
     public let eventLoop: any EventLoop
+    /// The queues to and from the engine side (see ``EngineSide``).
+    public let engine: EngineChannel
     private let listener: any Channel
     private let loop: NIOLoopBoundBox<ServerLoop>
     /// Set when this server created the socket file, which it then removes at shutdown.
@@ -61,6 +65,7 @@ public final class SocketServer: Sendable {
         logger: Logger
     ) {
         self.eventLoop = eventLoop
+        self.engine = loop.value.engine
         self.listener = listener
         self.loop = loop
         self.socketPath = socketPath
@@ -70,9 +75,7 @@ public final class SocketServer: Sendable {
     /// Starts listening.
     ///
     /// - Parameters:
-    ///   - settings, transitionTimeout, defaultLayout: the engine's configuration
-    ///     (defaults: `GestureSettings()`, 1 s, left to right); see ``apply(settings:transitionTimeout:defaultLayout:)``.
-    ///   - clock: the time of requests and device removals, in the clock of the evdev
+    ///   - clock: the time of requests, in the clock of the evdev
     ///     events. Default ``monotonicNow()``: `CLOCK_MONOTONIC`, which live devices use.
     ///   - maximumLineLength: longer request lines get `line-too-long`. Default 64 KiB.
     ///   - limits: clients, unsent bytes and timeouts; default the documented ones.
@@ -81,27 +84,22 @@ public final class SocketServer: Sendable {
     /// - Throws: NIO's error when the socket cannot be bound or adopted.
     public static func start(
         listening: Listening, group: any EventLoopGroup,
-        settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
-        defaultLayout: LayoutDirection = .leftToRight,
         clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
         limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
         logger: Logger = Logger(label: "popgestured.server")
     ) async throws -> SocketServer {
         try await makeServer(
-            listening: listening, group: group, settings: settings, transitionTimeout: transitionTimeout,
-            defaultLayout: defaultLayout, clock: clock, maximumLineLength: maximumLineLength, limits: limits,
+            listening: listening, group: group, clock: clock, maximumLineLength: maximumLineLength, limits: limits,
             admission: admission, logger: logger
         ).get()
     }
 
-    /// ``start(listening:group:settings:transitionTimeout:defaultLayout:clock:maximumLineLength:limits:admission:logger:)``
+    /// ``start(listening:group:clock:maximumLineLength:limits:admission:logger:)``
     /// as a future, for a caller that stays out of Swift concurrency: the daemon does,
     /// because libdispatch's worker pool would wake an idle process every second.
     public static func makeServer(
         listening: Listening, group: any EventLoopGroup,
-        settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
-        defaultLayout: LayoutDirection = .leftToRight,
         clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
         limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
@@ -109,14 +107,15 @@ public final class SocketServer: Sendable {
     ) -> EventLoopFuture<SocketServer> {
         let eventLoop = group.next()
         return eventLoop.submit {
-            let state = ServerState(
-                settings: settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout,
-                limits: limits, admission: admission, logger: logger)
-            return NIOLoopBoundBox(
+            let state = ServerState(limits: limits, admission: admission, logger: logger)
+            let loop = NIOLoopBoundBox(
                 ServerLoop(
                     state: state, eventLoop: eventLoop, clock: clock, maximumLineLength: maximumLineLength,
                     logger: logger),
                 eventLoop: eventLoop)
+            // One task per batch of engine output, not per event.
+            loop.value.engine = try EngineChannel { eventLoop.execute { loop.value.drainEngineOutput() } }
+            return loop
         }.flatMap { loop in
             // Children on the listener's loop too: the one loop that owns the state.
             let bootstrap = ServerBootstrap(group: eventLoop, childGroup: eventLoop)
@@ -157,58 +156,6 @@ public final class SocketServer: Sendable {
                         eventLoop: eventLoop, listener: listener, loop: loop, socketPath: nil, logger: logger)
                 }
             }
-        }
-    }
-
-    // MARK: - Devices and input
-
-    /// Adds a device. `key` is the daemon's own (anything unique while the device is
-    /// present); `path`, `name` and `configuration.kind` are shown by `status`; `state` is what
-    /// the kernel held at open (``EvdevDevice/stateAtOpen``). Protocol A devices
-    /// are converted with mtdev. The future fails with `InputError` when that cannot
-    /// be set up; it need not be awaited before ``feed(key:events:)``.
-    @discardableResult
-    public func addDevice(
-        key: Int, path: String, name: String, description: DeviceDescription,
-        configuration: DeviceConfiguration = DeviceConfiguration(), atOpen state: DeviceStateAtOpen? = nil
-    ) -> EventLoopFuture<DeviceID> {
-        let loop = self.loop
-        return eventLoop.submit {
-            try loop.value.addDevice(
-                key: key, path: path, name: name, description: description, configuration: configuration,
-                atOpen: state)
-        }
-    }
-
-    /// Removes a device (unplugged, `ENODEV`); a swipe it was driving is cancelled.
-    /// The future says when it is done; there is no need to wait for it.
-    @discardableResult
-    public func removeDevice(key: Int) -> EventLoopFuture<Void> {
-        let loop = self.loop
-        return eventLoop.submit { loop.value.removeDevice(key: key) }
-    }
-
-    /// Feeds the events a device sent, usually one frame up to its `SYN_REPORT`.
-    /// One hop onto the loop per call, so pass a whole frame at once; no future, so
-    /// a frame allocates nothing more. `whenFed` runs on the loop right after, so
-    /// that the caller can count the frames still queued (the daemon bounds them).
-    public func feed(key: Int, events: [InputEvent], whenFed: (@Sendable () -> Void)? = nil) {
-        let loop = self.loop
-        eventLoop.execute {
-            loop.value.feed(key: key, events: events)
-            whenFed?()
-        }
-    }
-
-    /// A configuration reload: takes effect from the next swipe. The future says when
-    /// it is done; there is no need to wait for it.
-    @discardableResult
-    public func apply(
-        settings: GestureSettings, transitionTimeout: Duration, defaultLayout: LayoutDirection
-    ) -> EventLoopFuture<Void> {
-        let loop = self.loop
-        return eventLoop.submit {
-            loop.value.apply(settings: settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout)
         }
     }
 

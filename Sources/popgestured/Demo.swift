@@ -92,33 +92,46 @@ struct Demo: ParsableCommand {
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server = try SocketServer.makeServer(listening: .path(path), group: group, logger: logger).wait()
-        let watcher = try DeviceWatcher(
-            configuration: Configuration(), sink: ServerInput(server: server, logger: logger), logger: logger)
-        let input = Thread { watcher.run() }
-        input.start()
+        let engine = EngineSide(channel: server.engine, logger: logger)
+        // With a touchscreen, the daemon's own input thread runs the engine beside the reads;
+        // without, a thread of the engine's own, which the virtual touchscreen's frames go to.
+        let touchscreenPresent = try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen })
+        let watcher = touchscreenPresent ? try DeviceWatcher(configuration: Configuration(), sink: engine, logger: logger) : nil
+        let engineThread = touchscreenPresent ? nil : try EngineThread(engine)
+        if let watcher { Thread { watcher.run() }.start() }
 
         let client = try DemoClient(socketPath: path)
         client.start()
         print("popgestured demo: socket \(path); try `popgesturectl --socket \(path) monitor` in another terminal")
 
-        if try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen }) {
+        if let engineThread {
+            print("No touchscreen found: a virtual one plays the gestures.\n")
+            // The client's requests reach the engine on its own thread: the first gesture
+            // must find the navigator (at most 5 s, in steps of 10 ms).
+            for _ in 0..<500 where !engineThread.sync({ $0.host.engine.navigation.navigators["demo"] != nil }) {
+                usleep(10_000)
+            }
+            try playScenes(into: engineThread)
+        } else {
             print("A touchscreen is present: swipe right on it. Ctrl-C stops.")
             while true { pause() }
-        } else {
-            print("No touchscreen found: a virtual one plays the gestures.\n")
-            try playScenes(into: server)
         }
         client.stop()
-        watcher.stop()
+        watcher?.stop()
+        engineThread?.stop()
         try? server.close().wait()
         try group.syncShutdownGracefully()
     }
 
-    private func playScenes(into server: SocketServer) throws {
+    private func playScenes(into engine: EngineThread) throws {
         let key = -1  // udev's devices count up from 0
-        _ = try server.addDevice(
-            key: key, path: "(virtual)", name: Self.virtualTouchscreen.name, description: Self.virtualTouchscreen
-        ).wait()
+        _ = try engine.sync { side in
+            Result { () throws(InputError) in
+                try side.deviceAdded(
+                    key: key, path: "(virtual)", name: Self.virtualTouchscreen.name,
+                    description: Self.virtualTouchscreen)
+            }
+        }.get()
         var round = 0
         while rounds == 0 || round < rounds {
             round += 1
@@ -126,7 +139,7 @@ struct Demo: ParsableCommand {
                 print("# \(scene.title)")
                 var script = TouchScript(device: Self.virtualTouchscreen)
                 scene.gesture(&script)
-                Self.play(script.events, into: server, key: key)
+                Self.play(script.events, into: engine, key: key)
                 usleep(700_000)
                 print()
             }
@@ -134,7 +147,7 @@ struct Demo: ParsableCommand {
     }
 
     /// Plays frames in real time, restamped on the monotonic clock the server uses for requests.
-    private static func play(_ events: [InputEvent], into server: SocketServer, key: Int) {
+    private static func play(_ events: [InputEvent], into engine: EngineThread, key: Int) {
         guard let first = events.first?.time else { return }
         let start = SocketServer.monotonicNow()
         var frame: [InputEvent] = []
@@ -144,7 +157,7 @@ struct Demo: ParsableCommand {
             guard event.type == EV.syn, event.code == SYN.report else { continue }
             let wait = event.time.microseconds - SocketServer.monotonicNow().microseconds
             if wait > 0 { usleep(useconds_t(wait)) }
-            server.feed(key: key, events: frame)
+            engine.sync { [frame] side in side.received(frame, fromDevice: key) }
             frame.removeAll(keepingCapacity: true)
         }
     }

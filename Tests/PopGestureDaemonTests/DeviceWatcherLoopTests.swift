@@ -2,19 +2,23 @@ import Logging
 @testable import PopGestureDaemon
 import PopGestureCore
 import PopGestureInput
+import PopGestureServer
 import Testing
 
 /// The real main loop on this host (no input devices needed): its timer reaches the
 /// handler through `poll`, and ``DeviceWatcher/stop()`` from the handler ends it.
 @Suite struct DeviceWatcherLoopTests {
-    struct NoSink: InputSink {
+    final class NoSink: InputSink {
+        let wake = try! WakePipe()
         func deviceAdded(
             key: Int, path: String, name: String, description: DeviceDescription,
-            configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen,
-            ifRefused: @escaping @Sendable (String) -> Void
-        ) {}
+            configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen
+        ) throws(InputError) {}
         func deviceRemoved(key: Int) {}
-        func received(_ events: [InputEvent], fromDevice key: Int, inFlight: FramesInFlight) { inFlight.handled() }
+        func received(_ events: [InputEvent], fromDevice key: Int) {}
+        var wakeDescriptor: CInt { wake.readEnd }
+        func serveRequests() { wake.drain() }
+        func mayReadDevices() -> Bool { true }
     }
 
     @Test(.timeLimit(.minutes(1))) func watchdogTicksArriveAndStopEndsTheLoop() throws {

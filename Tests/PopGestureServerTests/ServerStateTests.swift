@@ -6,10 +6,67 @@ import PopGestureSynthesis
 import Testing
 
 /// The server state machine, driven directly: lines and input events in, actions out.
+/// Its two halves are wired together synchronously: the socket side (`state`) hands requests to
+/// the engine side (`host`) with `.toEngine`, which this harness carries out at once, as
+/// the daemon's queues do later, and feeds what the engine side produced back to the
+/// socket side. So the actions returned are what the clients get, in their order.
 struct Harness {
     var state = ServerState(logger: quietLogger)
+    var host = EngineHost(logger: quietLogger)
     var time = Fixtures.start
+    /// When set, the engine side's queue is full: every request gets `overloaded`.
+    var engineQueueFull = false
+    /// When set, requests wait in ``held`` until ``releaseEngine()``, as they wait in the
+    /// queue while the engine side is busy reading.
+    var engineHolds = false
+    var held: [EngineRequest] = []
+    /// The requests handed to the engine side so far, refused ones included.
+    var requestsToEngine: [EngineRequest] = []
     static let touchscreenKey = 11
+
+    var engine: GestureEngine { host.engine }
+
+    /// Carries out the engine side's part of `actions`: each `.toEngine` is replaced by
+    /// what the socket side makes of the engine side's output (or of its refusal).
+    mutating func wired(_ actions: [ServerAction]) -> [ServerAction] {
+        var result: [ServerAction] = [], refused: [EngineRequest] = []
+        for action in actions {
+            guard case .toEngine(let request) = action else {
+                result.append(action)
+                continue
+            }
+            requestsToEngine.append(request)
+            if engineQueueFull, request.kind != .clientGone {
+                refused.append(request)  // after this batch, as the I/O layer does
+                continue
+            }
+            if engineHolds {
+                held.append(request)
+                continue
+            }
+            var output: [EngineOutput] = []
+            host.perform(request, output: &output)
+            result += fromEngine(output)
+        }
+        for request in refused { result += wired(state.engineRefused(request, at: time)) }
+        return result
+    }
+
+    /// The engine side answers the held requests, in order.
+    mutating func releaseEngine() -> [ServerAction] {
+        engineHolds = false
+        var output: [EngineOutput] = []
+        for request in held { host.perform(request, output: &output) }
+        held = []
+        return fromEngine(output)
+    }
+
+    /// The engine side's output, through the socket side.
+    mutating func fromEngine(_ output: [EngineOutput]) -> [ServerAction] {
+        var result: [ServerAction] = []
+        for item in output { result += wired(state.received(fromEngine: item, at: time)) }
+        return result
+    }
 
     /// Connects a client and, unless told otherwise, says hello for it.
     mutating func connect(
@@ -21,7 +78,41 @@ struct Harness {
     }
 
     mutating func send(_ line: String, from client: ClientID) -> [ServerAction] {
-        state.received(line: Array(line.utf8), from: client, at: time)
+        wired(state.received(line: Array(line.utf8), from: client, at: time))
+    }
+
+    mutating func clientDisconnected(_ client: ClientID, at time: Timestamp) -> [ServerAction] {
+        wired(state.clientDisconnected(client, at: time))
+    }
+
+    mutating func tick(at time: Timestamp) -> [ServerAction] { wired(state.tick(at: time)) }
+
+    mutating func outputBacklog(of client: ClientID, unsentBytes: Int, at time: Timestamp) -> [ServerAction] {
+        wired(state.outputBacklog(of: client, unsentBytes: unsentBytes, at: time))
+    }
+
+    @discardableResult
+    mutating func deviceAdded(
+        key: Int, path: String, name: String, description: DeviceDescription,
+        atOpen stateAtOpen: DeviceStateAtOpen? = nil, at time: Timestamp
+    ) throws -> DeviceID {
+        var output: [EngineOutput] = []
+        defer { _ = fromEngine(output) }
+        return try host.deviceAdded(
+            key: key, path: path, name: name, description: description, atOpen: stateAtOpen, at: time, output: &output)
+    }
+
+    mutating func deviceRemoved(key: Int, at time: Timestamp) -> [ServerAction] {
+        var output: [EngineOutput] = []
+        host.deviceRemoved(key: key, at: time, output: &output)
+        return fromEngine(output)
+    }
+
+    /// One read's events into the engine side, and what the clients get of them.
+    mutating func handle(events: [InputEvent], fromDevice key: Int) -> [ServerAction] {
+        var output: [EngineOutput] = []
+        host.handle(events: events, fromDevice: key, output: &output)
+        return fromEngine(output)
     }
 
     /// The one reply a request gets, with any events it caused left out.
@@ -31,14 +122,13 @@ struct Harness {
 
     @discardableResult
     mutating func addTouchscreen(key: Int = touchscreenKey) throws -> DeviceID {
-        try state.deviceAdded(
-            key: key, path: "/dev/input/event\(key)", name: "Fixture Touchscreen", description: Fixtures.touchscreen, at: time
-        ).device
+        try deviceAdded(
+            key: key, path: "/dev/input/event\(key)", name: "Fixture Touchscreen", description: Fixtures.touchscreen, at: time)
     }
 
     /// Feeds a script frame by frame, as the daemon does, and collects every action.
     mutating func play(_ script: TouchScript, key: Int = touchscreenKey) -> [ServerAction] {
-        Fixtures.frames(script.events).flatMap { state.handle(events: $0, fromDevice: key) }
+        Fixtures.frames(script.events).flatMap { handle(events: $0, fromDevice: key) }
     }
 
     /// A client with `main` in front: root and detail.
@@ -106,7 +196,7 @@ struct ServerStateTests {
         }
         #expect(h.reply(#"{"type":"status","id":1}"#, from: client)
             == #"{"type":"error","code":"hello-required","message":"the first request must be {\"type\":\"hello\",\"version\":1}","request":"status","id":1}"#)
-        #expect(h.state.engine.navigation.navigators.isEmpty)
+        #expect(h.engine.navigation.navigators.isEmpty)
         #expect(h.state.clients[client]?.observer == false)
     }
 
@@ -159,7 +249,7 @@ struct ServerStateTests {
     func lineTooLong() {
         var h = Harness()
         let client = h.connect()
-        let reply = h.state.receivedOverlongLine(from: client, maximumLength: 65536).lines(to: client).first.map(json)
+        let reply = h.state.receivedOverlongLine(from: client, maximumLength: 65536, at: h.time).lines(to: client).first.map(json)
         #expect(reply?["code"] as? String == "line-too-long")
         #expect((reply?["message"] as? String)?.contains("65536") == true)
     }
@@ -189,7 +279,7 @@ struct ServerStateTests {
         #expect(reply?["request"] as? String == "push")
         #expect(reply?["id"] as? Int == 5)
         #expect(actions.lines(to: a).isEmpty)
-        #expect(h.state.engine.navigation.navigators["main"]?.pages.map(\.id) == ["root", "detail"])
+        #expect(h.engine.navigation.navigators["main"]?.pages.map(\.id) == ["root", "detail"])
         // Reading is open to everyone.
         #expect(h.reply(#"{"type":"stack","navigator":"main"}"#, from: b)
             == #"{"type":"stack","navigator":"main","owner":\#(a.rawValue),"pages":["root","detail"],"front":true,"transitioning":false}"#)
@@ -201,7 +291,7 @@ struct ServerStateTests {
         let a = h.owner()
         let reply = h.reply(#"{"type":"push","navigator":"main","page":{"id":"detail"}}"#, from: a).map(json)
         #expect(reply?["code"] as? String == "duplicate-page")
-        #expect(h.state.engine.navigation.navigators["main"]?.depth == 2)
+        #expect(h.engine.navigation.navigators["main"]?.depth == 2)
     }
 
     @Test("navigation errors carry the engine's code", arguments: [
@@ -233,12 +323,12 @@ struct ServerStateTests {
         _ = h.send(#"{"type":"create","navigator":"main","pages":[{"id":"r"}],"barFollowsTopPage":false}"#, from: a)
         #expect(h.reply(#"{"type":"configure","navigator":"main","layout":"rtl"}"#, from: a)
             == #"{"type":"ok","request":"configure"}"#)
-        let nav = try #require(h.state.engine.navigation.navigators["main"])
+        let nav = try #require(h.engine.navigation.navigators["main"])
         #expect(nav.layout == .rightToLeft)
         #expect(nav.barFollowsTopPage == false)
         _ = h.send(#"{"type":"configure","navigator":"main","barFollowsTopPage":true}"#, from: a)
-        #expect(h.state.engine.navigation.navigators["main"]?.layout == .rightToLeft)
-        #expect(h.state.engine.navigation.navigators["main"]?.barFollowsTopPage == true)
+        #expect(h.engine.navigation.navigators["main"]?.layout == .rightToLeft)
+        #expect(h.engine.navigation.navigators["main"]?.barFollowsTopPage == true)
     }
 
     @Test("an animated push makes the stack transitioning until settled")
@@ -257,13 +347,13 @@ struct ServerStateTests {
         let a = h.owner()
         let b = h.connect()
         _ = h.send(#"{"type":"create","navigator":"b-main","pages":[{"id":"home"}]}"#, from: b)
-        #expect(h.state.engine.navigation.front?.id == "b-main")
-        _ = h.state.clientDisconnected(b, at: h.time)
+        #expect(h.engine.navigation.front?.id == "b-main")
+        _ = h.clientDisconnected(b, at: h.time)
         #expect(h.state.clients[b] == nil)
-        #expect(h.state.engine.navigation.navigators["b-main"] == nil)
-        #expect(h.state.engine.navigation.front?.id == "main")
-        _ = h.state.clientDisconnected(a, at: h.time)
-        #expect(h.state.engine.navigation.navigators.isEmpty)
+        #expect(h.engine.navigation.navigators["b-main"] == nil)
+        #expect(h.engine.navigation.front?.id == "main")
+        _ = h.clientDisconnected(a, at: h.time)
+        #expect(h.engine.navigation.navigators.isEmpty)
         let c = h.connect()
         #expect(h.reply(#"{"type":"stack","navigator":"main"}"#, from: c).map(json)?["code"] as? String
             == "unknown-navigator")
@@ -281,7 +371,7 @@ struct ServerStateTests {
         #expect(actions.types(to: a) == ["pop-began", "pop-progress", "pop-finished", "back", "bar"])
         let back = actions.lines(to: a).first { $0.contains(#""type":"back""#) }
         #expect(back?.hasPrefix(#"{"type":"back","navigator":"main","popped":"detail","top":"root","time_us":"#) == true)
-        #expect(h.state.engine.navigation.navigators["main"]?.pages.map(\.id) == ["root"])
+        #expect(h.engine.navigation.navigators["main"]?.pages.map(\.id) == ["root"])
     }
 
     @Test("an observer gets rejected, the owner does not")
@@ -325,12 +415,12 @@ struct ServerStateTests {
         try h.addTouchscreen()
         let frames = Fixtures.frames(Fixtures.backSwipe().events)
         var actions: [ServerAction] = []
-        for frame in frames.prefix(10) { actions += h.state.handle(events: frame, fromDevice: Harness.touchscreenKey) }
+        for frame in frames.prefix(10) { actions += h.handle(events: frame, fromDevice: Harness.touchscreenKey) }
         #expect(actions.types(to: a).first == "pop-began")
-        let removed = h.state.deviceRemoved(key: Harness.touchscreenKey, at: h.time)
+        let removed = h.deviceRemoved(key: Harness.touchscreenKey, at: h.time)
         #expect(removed.types(to: a) == ["pop-cancelled", "bar"])
         #expect(removed.lines(to: a).first.map(json)?["reason"] as? String == "device-removed")
-        #expect(frames.dropFirst(10).flatMap { h.state.handle(events: $0, fromDevice: Harness.touchscreenKey) }.isEmpty)
+        #expect(frames.dropFirst(10).flatMap { h.handle(events: $0, fromDevice: Harness.touchscreenKey) }.isEmpty)
     }
 
     @Test("a client leaving under the finger: observers hear the cancel")
@@ -341,9 +431,9 @@ struct ServerStateTests {
         _ = h.send(#"{"type":"subscribe"}"#, from: watcher)
         try h.addTouchscreen()
         for frame in Fixtures.frames(Fixtures.backSwipe().events).prefix(10) {
-            _ = h.state.handle(events: frame, fromDevice: Harness.touchscreenKey)
+            _ = h.handle(events: frame, fromDevice: Harness.touchscreenKey)
         }
-        let actions = h.state.clientDisconnected(a, at: h.time)
+        let actions = h.clientDisconnected(a, at: h.time)
         #expect(actions.lines(to: a).isEmpty)
         #expect(actions.lines(to: watcher).first.map(json)?["reason"] as? String == "stack-changed")
     }
@@ -375,9 +465,9 @@ struct ServerStateTests {
         let a = h.owner()
         let limit = h.state.limits.maximumUnsentBytesPerClient
         #expect(limit == 256 * 1024)
-        #expect(h.state.outputBacklog(of: a, unsentBytes: limit, at: h.time).isEmpty)
+        #expect(h.outputBacklog(of: a, unsentBytes: limit, at: h.time).isEmpty)
         #expect(h.state.totalUnsentBytes == limit)
-        let actions = h.state.outputBacklog(of: a, unsentBytes: limit + 1, at: h.time)
+        let actions = h.outputBacklog(of: a, unsentBytes: limit + 1, at: h.time)
         #expect(actions.count == 1)
         guard case .close(a, let reason)? = actions.first else {
             Issue.record("expected a close, got \(actions)")
@@ -386,9 +476,9 @@ struct ServerStateTests {
         #expect(reason == "not reading, 262145 bytes unsent, over the 256 KiB per client")
         #expect(h.state.clients[a] == nil)
         #expect(h.state.totalUnsentBytes == 0)
-        #expect(h.state.engine.navigation.navigators.isEmpty)
+        #expect(h.engine.navigation.navigators.isEmpty)
         // channelInactive comes later, and finds nothing more to do.
-        #expect(h.state.clientDisconnected(a, at: h.time).isEmpty)
+        #expect(h.clientDisconnected(a, at: h.time).isEmpty)
     }
 
     @Test("past 8 MiB unsent across clients, the largest backlog is closed, and only it")
@@ -398,10 +488,10 @@ struct ServerStateTests {
         #expect(h.state.limits.maximumUnsentBytesTotal == 8 << 20)
         // 40 × 204 KiB = 8160 KiB: under 8 MiB (8192 KiB), each under its own limit.
         for client in clients {
-            #expect(h.state.outputBacklog(of: client, unsentBytes: 204 << 10, at: h.time).isEmpty)
+            #expect(h.outputBacklog(of: client, unsentBytes: 204 << 10, at: h.time).isEmpty)
         }
         #expect(h.state.totalUnsentBytes == 40 * (204 << 10))
-        let actions = h.state.outputBacklog(of: clients[7], unsentBytes: 250 << 10, at: h.time)
+        let actions = h.outputBacklog(of: clients[7], unsentBytes: 250 << 10, at: h.time)
         #expect(actions.map(\.closed) == [clients[7]])
         #expect(h.state.clients.count == 39)
         #expect(h.state.totalUnsentBytes == 39 * (204 << 10))
@@ -414,10 +504,10 @@ struct ServerStateTests {
         limits.maximumUnsentBytesTotal = 1000
         h.state = ServerState(limits: limits, logger: quietLogger)
         let a = h.connect(), b = h.connect(), c = h.connect()
-        #expect(h.state.outputBacklog(of: a, unsentBytes: 400, at: h.time).isEmpty)
-        #expect(h.state.outputBacklog(of: b, unsentBytes: 400, at: h.time).isEmpty)
-        #expect(h.state.outputBacklog(of: c, unsentBytes: 400, at: h.time).map(\.closed) == [a])
-        #expect(h.state.outputBacklog(of: c, unsentBytes: 2000, at: h.time).map(\.closed) == [c])
+        #expect(h.outputBacklog(of: a, unsentBytes: 400, at: h.time).isEmpty)
+        #expect(h.outputBacklog(of: b, unsentBytes: 400, at: h.time).isEmpty)
+        #expect(h.outputBacklog(of: c, unsentBytes: 400, at: h.time).map(\.closed) == [a])
+        #expect(h.outputBacklog(of: c, unsentBytes: 2000, at: h.time).map(\.closed) == [c])
         #expect(h.state.clients.keys.sorted() == [b])
         #expect(h.state.totalUnsentBytes == 400)
     }
@@ -435,10 +525,10 @@ struct ServerStateTests {
         #expect(actions.lines(to: extra).first.map(json)?["code"] as? String == "too-many-clients")
         #expect(actions.last == .close(extra, reason: "the daemon serves at most 128 clients at once; try again later"))
         #expect(h.state.clients[extra] == nil)
-        #expect(h.state.clientDisconnected(extra, at: h.time).isEmpty)
+        #expect(h.clientDisconnected(extra, at: h.time).isEmpty)
         // The others carry on; when one leaves, the next is admitted.
         #expect(h.reply(#"{"type":"stack","navigator":"main"}"#, from: first).map(json)?["type"] as? String == "stack")
-        _ = h.state.clientDisconnected(first, at: h.time)
+        _ = h.clientDisconnected(first, at: h.time)
         #expect(h.state.clientConnected(credentials: nil, at: h.time).actions.isEmpty)
     }
 
@@ -474,8 +564,8 @@ struct ServerStateTests {
         h.time = h.time + .seconds(5)
         _ = h.send(#"{"type":"status"}"#, from: silent)
         #expect(h.state.nextDeadline == due)
-        #expect(h.state.tick(at: Timestamp(microseconds: due.microseconds - 1)).isEmpty)
-        let actions = h.state.tick(at: due)
+        #expect(h.tick(at: Timestamp(microseconds: due.microseconds - 1)).isEmpty)
+        let actions = h.tick(at: due)
         #expect(actions.lines(to: silent).map(json).first?["code"] as? String == "hello-required")
         #expect(actions.last == .close(silent, reason: "no hello within 10.0 seconds; closing"))
         #expect(h.state.clients.keys.sorted() == [greeted])
@@ -500,11 +590,11 @@ struct ServerStateTests {
         #expect(h.state.nextDeadline == nil)
 
         h.state.lineUnfinished(from: a, at: h.time)
-        #expect(h.state.tick(at: h.time + .seconds(9)).isEmpty)
-        let actions = h.state.tick(at: due)
+        #expect(h.tick(at: h.time + .seconds(9)).isEmpty)
+        let actions = h.tick(at: due)
         #expect(actions.lines(to: a).map(json).first?["code"] as? String == "line-timeout")
         #expect(actions.contains(.close(a, reason: "a line was not finished within 10.0 seconds; closing")))
-        #expect(h.state.engine.navigation.navigators.isEmpty)
+        #expect(h.engine.navigation.navigators.isEmpty)
         #expect(h.state.clients.keys.sorted() == [b])
     }
 
@@ -549,9 +639,9 @@ struct ServerStateTests {
                 _ = h.send(#"{"type":"create","navigator":\#(id),"pages":[{"id":"r"}]}"#, from: client)
             }
         }
-        #expect(h.state.engine.navigation.navigators.count == 128)
+        #expect(h.engine.navigation.navigators.count == 128)
         for key in 0..<64 {
-            _ = try h.state.deviceAdded(
+            try h.deviceAdded(
                 key: key, path: "/dev/input/" + Self.worstID, name: Self.worstID, description: Fixtures.touchscreen, at: h.time)
         }
         let status = h.reply(#"{"type":"status","id":\#(quotedID)}"#, from: ClientID(1))
@@ -580,12 +670,75 @@ struct ServerStateTests {
     @Test("the disconnect log names the count and at most 3 ids, each cut to 64 characters")
     func disconnectSummary() {
         let ids = (0..<100).map { "\($0)-" + String(repeating: "x", count: 60_000) }.sorted()
-        let summary = ServerState.summary(removedNavigators: ids)
+        let summary = EngineHost.summary(removedNavigators: ids)
         #expect(summary.hasPrefix(", removed 100 navigators: 0-xxx"))
         #expect(summary.hasSuffix("… and 97 more"))
         #expect(summary.count < 3 * 66 + 60)
-        #expect(ServerState.summary(removedNavigators: ["main"]) == ", removed 1 navigator: main")
-        #expect(ServerState.summary(removedNavigators: []) == "")
+        #expect(EngineHost.summary(removedNavigators: ["main"]) == ", removed 1 navigator: main")
+        #expect(EngineHost.summary(removedNavigators: []) == "")
+    }
+
+    // MARK: - The engine side behind queues
+
+    @Test("while the engine side holds a push, a subscribe and a malformed line wait behind it, in request order")
+    func repliesKeepRequestOrder() {
+        var h = Harness()
+        let a = h.owner()
+        h.engineHolds = true
+        #expect(h.send(#"{"type":"push","navigator":"main","page":{"id":"more"},"id":1}"#, from: a).isEmpty)
+        #expect(h.send(#"{"type":"subscribe","id":2}"#, from: a).isEmpty)
+        #expect(h.send(#"{"type":"oops""#, from: a).isEmpty)
+        #expect(h.state.clients[a]?.observer == false, "the subscribe waits, whole, behind the push")
+        let actions = h.releaseEngine()
+        #expect(actions.types(to: a) == ["ok", "bar", "ok", "error"])
+        #expect(actions.lines(to: a).map { json($0)["id"] as? Int } == [1, nil, 2, nil])
+        #expect(h.state.clients[a]?.observer == true)
+        #expect(h.engine.navigation.navigators["main"]?.depth == 3)
+    }
+
+    @Test("a full engine queue: the request gets overloaded in its place among the replies, and changes nothing")
+    func overloaded() {
+        var h = Harness()
+        let a = h.owner()
+        h.engineHolds = true
+        _ = h.send(#"{"type":"stack","navigator":"main","id":1}"#, from: a)
+        h.engineQueueFull = true
+        #expect(h.send(#"{"type":"push","navigator":"main","page":{"id":"more"},"id":2}"#, from: a).isEmpty)
+        h.engineQueueFull = false
+        let actions = h.releaseEngine()
+        let lines = actions.lines(to: a).map(json)
+        #expect(lines.map { $0["type"] as? String } == ["stack", "error"])
+        #expect(lines.last?["code"] as? String == "overloaded")
+        #expect(lines.last?["request"] as? String == "push")
+        #expect(lines.last?["id"] as? Int == 2)
+        #expect(h.engine.navigation.navigators["main"]?.depth == 2)
+        // With room again, the same push is taken.
+        #expect(h.reply(#"{"type":"push","navigator":"main","page":{"id":"more"}}"#, from: a).map(json)?["type"] as? String == "ok")
+    }
+
+    @Test("a client leaving is always taken by the engine side, full queue or not: its navigators go")
+    func clientGoneIsNeverRefused() {
+        var h = Harness()
+        let a = h.owner()
+        h.engineQueueFull = true
+        _ = h.clientDisconnected(a, at: h.time)
+        #expect(h.requestsToEngine.last == EngineRequest(client: a, kind: .clientGone, time: h.time))
+        #expect(h.engine.navigation.navigators.isEmpty)
+    }
+
+    @Test("a client with 64 requests awaiting replies behind a stalled engine is disconnected")
+    func tooManyAwaitingReplies() {
+        var h = Harness()
+        let a = h.owner()
+        h.engineHolds = true
+        for n in 0..<h.state.limits.maximumRequestsAwaitingReply {
+            #expect(h.send(#"{"type":"stack","navigator":"main","id":\#(n)}"#, from: a).isEmpty)
+        }
+        let actions = h.send(#"{"type":"subscribe"}"#, from: a)
+        #expect(actions.map(\.closed) == [a])
+        #expect(h.state.clients[a] == nil)
+        // The engine side's answers for it, when they come, go nowhere.
+        #expect(h.releaseEngine().isEmpty)
     }
 
     @Test("shutdown closes every client")
@@ -600,10 +753,10 @@ struct ServerStateTests {
         var h = Harness()
         var settings = GestureSettings()
         settings.mode = .edge
-        h.state.updateSettings(settings, transitionTimeout: .milliseconds(500), defaultLayout: .rightToLeft)
-        #expect(h.state.engine.settings.mode == .edge)
-        #expect(h.state.engine.transitionTimeout == .milliseconds(500))
-        #expect(h.state.engine.defaultLayout == .rightToLeft)
+        h.host.updateSettings(settings, transitionTimeout: .milliseconds(500), defaultLayout: .rightToLeft)
+        #expect(h.engine.settings.mode == .edge)
+        #expect(h.engine.transitionTimeout == .milliseconds(500))
+        #expect(h.engine.defaultLayout == .rightToLeft)
     }
 
     @Test("a device key added twice replaces the device")
@@ -613,7 +766,7 @@ struct ServerStateTests {
         let second = try h.addTouchscreen()
         // The first was removed, so its engine id is free again and taken by the second.
         #expect(second == DeviceID(0))
-        #expect(h.state.devices.count == 1)
-        #expect(h.state.devices[Harness.touchscreenKey]?.id == DeviceID(0))
+        #expect(h.host.devices.count == 1)
+        #expect(h.host.devices[Harness.touchscreenKey]?.id == DeviceID(0))
     }
 }

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PopGestureCore
+import PopGestureInput
 @testable import PopGestureServer
 import Testing
 import PopGestureSystem
@@ -14,9 +15,11 @@ import SystemPackage
 /// A logger that writes nothing, so test output stays readable.
 let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-/// A real server on a real Unix socket in a temporary directory, on a one-thread loop.
+/// A real server on a real Unix socket in a temporary directory, on a one-thread loop,
+/// with its engine side on a thread of its own (the daemon runs it on its input thread).
 struct RunningServer {
     let server: SocketServer
+    let engine: EngineThread
     let path: String
 
     /// Starts a server, runs `body` and always shuts everything down.
@@ -32,8 +35,10 @@ struct RunningServer {
             let server = try await SocketServer.start(
                 listening: .path(path), group: group, clock: clock, limits: limits, admission: admission,
                 logger: quietLogger)
+            let engine = try EngineThread(EngineSide(channel: server.engine, clock: clock, logger: quietLogger))
+            defer { engine.stop() }
             do {
-                try await body(RunningServer(server: server, path: path))
+                try await body(RunningServer(server: server, engine: engine, path: path))
             } catch {
                 await server.shutdown()
                 throw error
@@ -273,12 +278,15 @@ struct SocketServerTests {
             try observer.hello(name: "observer")
             #expect(try observer.request(#"{"type":"subscribe"}"#)["type"] as? String == "ok")
 
-            let device = try await running.server.addDevice(
-                key: 3, path: "/dev/input/event3", name: "Fixture Touchscreen", description: Fixtures.touchscreen
-            ).get()
+            let device = try running.engine.sync { side in
+                Result { () throws(InputError) in
+                    try side.deviceAdded(
+                        key: 3, path: "/dev/input/event3", name: "Fixture Touchscreen", description: Fixtures.touchscreen)
+                }
+            }.get()
             #expect(device == DeviceID(0))
             for frame in Fixtures.frames(Fixtures.backSwipe().events) {
-                running.server.feed(key: 3, events: frame)
+                running.engine.sync { side in side.received(frame, fromDevice: 3) }
             }
 
             func typesUntilBar(_ client: TestClient) throws -> [String] {
@@ -293,10 +301,46 @@ struct SocketServerTests {
             #expect(try typesUntilBar(observer) == ["pop-began", "pop-progress", "pop-finished", "back", "bar"])
             #expect(try owner.request(#"{"type":"stack","navigator":"main"}"#)["pages"] as? [String] == ["root"])
 
-            try await running.server.removeDevice(key: 3).get()
+            running.engine.sync { side in side.deviceRemoved(key: 3) }
             let status = try observer.request(#"{"type":"status"}"#)
             #expect((status["devices"] as? [Any])?.isEmpty == true)
         }
+    }
+
+    @Test("with the engine side not serving, the 257th queued request gets overloaded; once it serves, every other is answered in order")
+    func overloadedOverTheSocket() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let directory = try temporarySocketDirectory()
+        let path = directory + "/popgestured.sock"
+        let server = try await SocketServer.start(listening: .path(path), group: group, logger: quietLogger)
+        // Six clients, none with more than its 64 awaiting replies: 4 × 52 + 48 = 256 queued.
+        var clients: [TestClient] = []
+        for count in [52, 52, 52, 52, 48] {
+            let client = try TestClient(path: path)
+            _ = try client.hello()
+            for n in 0..<count { #expect(client.send(#"{"type":"status","id":\#(n)}"#)) }
+            clients.append(client)
+        }
+        #expect(try await eventually { server.engine.queuedRequests == 256 })
+        let late = try TestClient(path: path)
+        _ = try late.hello()
+        let refused = try late.request(#"{"type":"stack","navigator":"main","id":"late"}"#)
+        #expect(refused["code"] as? String == "overloaded")
+        #expect(refused["id"] as? String == "late")
+
+        let engine = try EngineThread(EngineSide(channel: server.engine, logger: quietLogger))
+        for (client, count) in zip(clients, [52, 52, 52, 52, 48]) {
+            for n in 0..<count {
+                let reply = try client.readObject()
+                #expect(reply["type"] as? String == "status")
+                #expect(reply["id"] as? Int == n)
+            }
+        }
+        #expect(try late.request(#"{"type":"stack","navigator":"main"}"#)["code"] as? String == "unknown-navigator")
+        engine.stop()
+        await server.shutdown()
+        try await group.shutdownGracefully()
+        rmdir(directory)
     }
 
     @Test("shutdown closes clients and removes the socket file")

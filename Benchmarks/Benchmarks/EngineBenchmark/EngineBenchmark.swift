@@ -282,13 +282,44 @@ func checkOneBack(_ produced: Produced) throws {
     else { throw BenchmarkError.unexpectedOutput("a back swipe produced \(produced)") }
 }
 
+/// A sink whose client pushes the detail page again after each back.
+protocol PushingSink: EventSink {
+    var produced: Produced { get }
+    var needsPush: Bool { get }
+    mutating func push(at time: Timestamp)
+}
+
+extension EngineSink: PushingSink {}
+
 /// Every swipe fed went back: none was rejected (a missing push would leave only the root).
-func checkEveryPassWentBack(_ loop: EventLoop<EngineSink>) throws {
+func checkEveryPassWentBack<Sink: PushingSink>(_ loop: EventLoop<Sink>) throws {
     let produced = loop.sink.produced
     guard produced.back == loop.passes, produced.rejected == 0, produced.cancelled == 0 else {
         throw BenchmarkError.unexpectedOutput("\(loop.passes) swipes produced \(produced)")
     }
     say("\(loop.passes) swipes, every one went back: \(produced)")
+}
+
+/// One back swipe per iteration, the push that answers each back done after the
+/// measurement stopped.
+func swipePushUntimed<Sink: PushingSink>(_ name: String, _ alone: Shared<EventLoop<Sink>>) {
+    Benchmark(
+        name,
+        configuration: .init(
+            metrics: metrics, warmupIterations: 10, scalingFactor: .one, maxDuration: .seconds(5),
+            maxIterations: 100_000)
+    ) { benchmark in
+        benchmark.startMeasurement()
+        alone.value.finishPass()
+        benchmark.stopMeasurement()
+        if alone.value.sink.needsPush { alone.value.sink.push(at: alone.value.nextTime) }
+    } setup: {
+        alone.value.finishPass()
+        try checkOneBack(alone.value.sink.produced)
+        alone.value.sink.push(at: alone.value.nextTime)
+    } teardown: {
+        try checkEveryPassWentBack(alone.value)
+    }
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -366,26 +397,14 @@ let benchmarks: @Sendable () -> Void = {
 
         // The same swipe, one per iteration, with the push done after the measurement
         // stopped: the engine's own cost of a whole back gesture.
-        let alone = Shared(EventLoop(
-            events: backSwipe, sink: try EngineSink(device: syntheticTouchscreen, at: backSwipe[0].time)))
-        Benchmark(
+        swipePushUntimed(
             "Synthetic back swipe, \(backSwipe.count) events, push untimed",
-            configuration: .init(
-                metrics: metrics, warmupIterations: 10, scalingFactor: .one, maxDuration: .seconds(5),
-                maxIterations: 100_000)
-        ) { benchmark in
-            benchmark.startMeasurement()
-            alone.value.finishPass()
-            benchmark.stopMeasurement()
-            if alone.value.sink.needsPush { alone.value.sink.push(at: alone.value.nextTime) }
-        } setup: {
-            alone.value.finishPass()
-            try checkOneBack(alone.value.sink.produced)
-            alone.value.sink.push(at: alone.value.nextTime)
-        } teardown: {
-            try checkEveryPassWentBack(alone.value)
-        }
+            Shared(EventLoop(
+                events: backSwipe, sink: try EngineSink(device: syntheticTouchscreen, at: backSwipe[0].time))))
     } catch {
         say("cannot set up the synthetic swipe: \(error)")
     }
+
+    // The same through the engine side and its queue, as the daemon's input thread runs it.
+    engineSideBenchmarks(dell: dell)
 }

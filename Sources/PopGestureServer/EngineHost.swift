@@ -1,0 +1,219 @@
+import Logging
+import PopGestureCore
+import PopGestureInput
+import PopGestureProtocol
+
+/// The engine side of the daemon as a plain state machine: the engine (with its
+/// navigators) and the devices, fed by the thread that reads them.
+///
+/// Device frames go into it right after they are read; the socket side's requests
+/// (``EngineRequest``) come in between. Each input appends what crosses back to the
+/// socket side (``EngineOutput``) to an `output` the caller owns, replies before the
+/// events they caused. Time is always a parameter. Not thread-safe: one thread owns it
+/// (the daemon's input thread); tests drive it directly, wired to a ``ServerState``.
+///
+/// A frame appends only the engine's events to `output`, so a caller that keeps
+/// `output`'s capacity allocates nothing per frame here.
+public struct EngineHost {
+    /// One input device, as `status` lists it.
+    public struct Device: Sendable, Hashable {
+        /// The daemon's own key for the device (anything unique, e.g. its udev sequence number).
+        public let key: Int
+        /// The engine's number, which `rejected` events carry as `device`.
+        public let id: DeviceID
+        public let path: String
+        public let name: String
+        /// The device's ``DeviceConfiguration/kind``, as the engine uses it.
+        public let kind: DeviceKind
+    }
+
+    /// The disconnect log names at most 3 of the navigators it removed ...
+    static let loggedNavigatorIDs = 3
+    /// ... each cut to 64 characters (`…` marks a cut), so one log line stays short
+    /// however long the ids are.
+    static let loggedIDCharacters = 64
+
+    /// The engine, with the mtdev converters of protocol A devices.
+    public private(set) var feed: EngineFeed
+    /// By the daemon's device key.
+    public private(set) var devices: [Int: Device] = [:]
+    private let logger: Logger
+
+    public init(
+        settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
+        defaultLayout: LayoutDirection = .leftToRight, logger: Logger = Logger(label: "popgestured.engine")
+    ) {
+        var engine = GestureEngine(settings: settings, logger: logger)
+        engine.transitionTimeout = transitionTimeout
+        engine.defaultLayout = defaultLayout
+        feed = EngineFeed(engine: engine)
+        self.logger = logger
+    }
+
+    public var engine: GestureEngine { feed.engine }
+
+    // MARK: - Devices
+
+    /// A device appeared. `key` is the daemon's; `path` and `name` are for `status`, and so is
+    /// `configuration.kind`, the one kind the engine uses too. `state` is what the kernel held
+    /// at open (see ``EngineFeed/addDevice(_:configuration:atOpen:)``).
+    /// Adding a key that is already present replaces that device.
+    /// Throws when a protocol A device's converter cannot be set up.
+    public mutating func deviceAdded(
+        key: Int, path: String, name: String, description: DeviceDescription,
+        configuration: DeviceConfiguration = .init(), atOpen state: DeviceStateAtOpen? = nil, at time: Timestamp,
+        output: inout [EngineOutput]
+    ) throws(InputError) -> DeviceID {
+        if devices[key] != nil {
+            logger.error("bug: device key \(key) added twice; replacing it")
+            deviceRemoved(key: key, at: time, output: &output)
+        }
+        let id: DeviceID
+        do {
+            id = try feed.addDevice(description, configuration: configuration, atOpen: state)
+        } catch {
+            logger.error("device key \(key) (\(path)) not added: \(error)")
+            throw error
+        }
+        devices[key] = Device(key: key, id: id, path: path, name: name, kind: configuration.kind)
+        logger.debug("device key \(key) is \(id): \(path), \(name), \(configuration.kind.rawValue)")
+        return id
+    }
+
+    /// A device went away (unplug, `ENODEV`); a pan it was driving is cancelled.
+    public mutating func deviceRemoved(key: Int, at time: Timestamp, output: inout [EngineOutput]) {
+        guard let device = devices.removeValue(forKey: key) else {
+            logger.debug("device key \(key) removed, but it was not added")
+            return
+        }
+        feed.removeDevice(device.id, at: time)
+        logger.debug("device key \(key) (\(device.id), \(device.path)) removed")
+        drainEngineEvents(into: &output)
+    }
+
+    /// Events from one device, as it sent them (protocol A is converted here).
+    public mutating func handle(events: [InputEvent], fromDevice key: Int, output: inout [EngineOutput]) {
+        guard let device = devices[key] else {
+            // A frame read just before its device was removed; harmless.
+            logger.debug("\(events.count) events from device key \(key), which is not added; dropped")
+            return
+        }
+        for event in events { feed.handle(event, from: device.id) }
+        drainEngineEvents(into: &output)
+    }
+
+    /// A configuration reload. Takes effect from the next pan; one in flight keeps its thresholds
+    /// where the arbiter already decided.
+    public mutating func updateSettings(
+        _ settings: GestureSettings, transitionTimeout: Duration, defaultLayout: LayoutDirection
+    ) {
+        feed.engine.settings = settings
+        feed.engine.transitionTimeout = transitionTimeout
+        feed.engine.defaultLayout = defaultLayout
+        logger.debug("settings updated: \(settings), transition timeout \(transitionTimeout), layout \(defaultLayout.rawValue)")
+    }
+
+    // MARK: - Requests
+
+    /// One request from the socket side: for a client's request its reply, the events
+    /// it caused, and ``EngineOutput/answered(_:)``.
+    public mutating func perform(_ request: EngineRequest, output: inout [EngineOutput]) {
+        switch request.kind {
+        case .request(let clientRequest, let id):
+            let reply = answer(clientRequest, from: request.client, at: request.time)
+            output.append(.reply(request.client, reply, id: id))
+            drainEngineEvents(into: &output)
+            output.append(.answered(request.client))
+        case .clientGone:
+            let client = request.client
+            let removed = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()
+            feed.engine.clientDisconnected(client, at: request.time)
+            if !removed.isEmpty { logger.info("\(client) gone\(Self.summary(removedNavigators: removed))") }
+        }
+        drainEngineEvents(into: &output)
+    }
+
+    private mutating func answer(_ request: ClientRequest, from client: ClientID, at time: Timestamp) -> ServerReply {
+        func refuse(_ code: ProtocolError.Code, _ message: String) -> ServerReply {
+            logger.debug("\(client): \(request.type) refused, \(code): \(message)")
+            return .error(ProtocolError(code, message, request: request.type))
+        }
+        func ok() -> ServerReply {
+            logger.debug("\(client): \(request.type) ok")
+            return .ok(request: request.type)
+        }
+        switch request {
+        case .hello, .subscribe, .unsubscribe:
+            logger.error("bug: \(request.type) reached the engine side")
+            return refuse(.invalidValue, "\(request.type) is not the engine's to answer")
+        case .create, .push, .pop, .replace, .update, .settle, .front, .remove:
+            do {
+                try feed.engine.perform(request.navigation!, from: client, at: time)  // non-nil for these cases
+                return ok()
+            } catch {
+                return refuse(error.code, error.message)
+            }
+        case .configure(let navigator, let layout, let bar):
+            // Keys left out keep the navigator's current values.
+            let current = feed.engine.navigation.navigators[navigator]
+            let resolved = NavigationRequest.configure(
+                navigator: navigator, layout: layout.map(LayoutDirection.init) ?? current?.layout,
+                barFollowsTopPage: bar ?? current?.barFollowsTopPage ?? true)
+            do {
+                try feed.engine.perform(resolved, from: client, at: time)
+                return ok()
+            } catch {
+                return refuse(error.code, error.message)
+            }
+        case .stack(let navigator):
+            guard let nav = feed.engine.navigation.navigators[navigator] else {
+                return refuse(.unknownNavigator, "no navigator \"\(navigator)\"")
+            }
+            return .stack(ServerReply.Stack(
+                navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: nav.pages.map(\.id),
+                front: feed.engine.navigation.front?.id == nav.id, transitioning: nav.isTransitioning(at: time)))
+        case .status:
+            return .status(status)
+        }
+    }
+
+    /// The engine side's half of `status`: devices and navigators, capped (see
+    /// ``ServerState/maximumStatusEntries``); the socket side adds the clients.
+    private var status: ServerReply.Status {
+        let devices = self.devices.values.sorted { $0.id.rawValue < $1.id.rawValue }.map { device in
+            ServerReply.Status.Device(
+                device: Int64(device.id.rawValue), name: device.name, path: device.path, kind: device.kind.rawValue)
+        }
+        let navigation = feed.engine.navigation
+        let navigators = navigation.navigators.values.sorted { $0.id < $1.id }.map { nav in
+            ServerReply.Status.Navigator(
+                navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: Int64(nav.depth),
+                front: navigation.front?.id == nav.id)
+        }
+        return ServerReply.Status(
+            version: ServerState.protocolVersion,
+            devices: ServerState.listed(devices, encode: MessageCodec.encodeStatusEntry),
+            deviceCount: Int64(devices.count),
+            navigators: ServerState.listed(navigators, encode: MessageCodec.encodeStatusEntry),
+            navigatorCount: Int64(navigators.count),
+            clients: [], clientCount: 0)
+    }
+
+    /// `, removed 3 navigators: a, b, c…` with at most ``loggedNavigatorIDs`` ids, each
+    /// cut to ``loggedIDCharacters``; empty when there were none.
+    static func summary(removedNavigators ids: [String]) -> String {
+        guard !ids.isEmpty else { return "" }
+        let shown = ids.prefix(loggedNavigatorIDs).map { id in
+            id.count > loggedIDCharacters ? id.prefix(loggedIDCharacters) + "…" : id
+        }
+        let more = ids.count > shown.count ? " and \(ids.count - shown.count) more" : ""
+        return ", removed \(ids.count) navigator\(ids.count == 1 ? "" : "s"): \(shown.joined(separator: ", "))\(more)"
+    }
+
+    // MARK: - Output
+
+    private mutating func drainEngineEvents(into output: inout [EngineOutput]) {
+        guard feed.engine.hasEvents else { return }
+        feed.engine.drainEvents { output.append(.event($0)) }
+    }
+}

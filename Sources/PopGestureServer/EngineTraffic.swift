@@ -1,0 +1,48 @@
+import PopGestureCore
+import PopGestureProtocol
+
+/// What the socket side asks of the engine side: a client's request that needs the
+/// engine, or a client that went away. Stamped where it was received, in the clock
+/// of the evdev events, so that a transition's timeout counts from the request.
+public struct EngineRequest: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// A navigation request, `configure`, `stack` or `status`; answered with one
+        /// ``EngineOutput/reply(_:_:id:)``, the events it caused, then ``EngineOutput/answered(_:)``.
+        case request(ClientRequest, id: RequestID?)
+        /// The connection is gone: its navigators go with it. No reply.
+        case clientGone
+    }
+
+    public var client: ClientID
+    public var kind: Kind
+    public var time: Timestamp
+
+    public init(client: ClientID, kind: Kind, time: Timestamp) {
+        self.client = client
+        self.kind = kind
+        self.time = time
+    }
+
+    /// Whether the request is the engine side's to answer (the others the socket side
+    /// answers itself: `hello`, `subscribe`, `unsubscribe`).
+    static func isEngines(_ request: ClientRequest) -> Bool {
+        switch request {
+        case .hello, .subscribe, .unsubscribe: false
+        case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status: true
+        }
+    }
+}
+
+/// What crosses from the engine side to the socket side, in the order it happened:
+/// a reply comes before the events its request caused.
+public enum EngineOutput: Sendable, Hashable {
+    /// The answer to one ``EngineRequest/Kind/request(_:id:)``. A `status` lists the
+    /// devices and navigators; the socket side fills in the clients.
+    case reply(ClientID, ServerReply, id: RequestID?)
+    /// An engine event, for the socket side to route to its owner and the observers.
+    case event(EngineEvent)
+    /// The engine side is done with the client's oldest request: its reply and the
+    /// events it caused came before this. The client's requests that waited behind it
+    /// on the socket side are carried out now.
+    case answered(ClientID)
+}
