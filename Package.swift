@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "PopGestureServer",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureProtocol",
+                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,7 +1,6 @@
 import PopGestureInput
 import PopGestureSystem
 import Synchronization
-import SystemPackage
 
 /// How other threads reach the main loop: a queue of commands and a self-pipe whose
 /// read end is in the loop's `poll` set. ``send(_:)`` queues a command and writes a
@@ -13,21 +12,16 @@ final class LoopMailbox: Sendable {
     }
 
     private let commands = Mutex<[Command]>([])
-    private let pipe: (readEnd: FileDescriptor, writeEnd: FileDescriptor)
+    private let pipe: WakePipe
     /// The pipe's read end, for `poll`.
-    var readEnd: CInt { pipe.readEnd.rawValue }
+    var readEnd: CInt { pipe.readEnd }
 
     init() throws(InputError) {
         do {
-            pipe = try FileDescriptor.nonBlockingPipe()
+            pipe = try WakePipe()
         } catch {
             throw InputError(.loopSetup, "cannot create the wake pipe: \(error)")
         }
-    }
-
-    deinit {
-        try? pipe.readEnd.close()
-        try? pipe.writeEnd.close()
     }
 
     func send(_ command: Command) {
@@ -37,12 +31,12 @@ final class LoopMailbox: Sendable {
 
     /// Wakes the loop's `poll`. A full pipe already wakes it, so a failed write is fine.
     func wake() {
-        pipe.writeEnd.writeWakeByte()
+        pipe.wake()
     }
 
     /// Empties the pipe; call it when `poll` says the read end is readable.
     func drainWakes() {
-        pipe.readEnd.drain()
+        pipe.drain()
     }
 
     /// The commands sent since the last call, in order.

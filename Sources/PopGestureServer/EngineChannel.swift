@@ -1,5 +1,6 @@
 import NIOCore
 import PopGestureInput
+import PopGestureSystem
 import Synchronization
 
 /// The two bounded queues between the engine side (``EngineHost``, on the thread that
@@ -65,7 +66,7 @@ public final class EngineChannel: Sendable {
         self.outputBound = outputBound
         requests = Mutex(CircularBuffer(initialCapacity: requestBound))
         output = Mutex(Output(queue: CircularBuffer(initialCapacity: outputBound)))
-        engineWake = try WakePipe()
+        engineWake = try WakePipe.forLoop()
         self.wakeSocketSide = wakeSocketSide
     }
 
@@ -136,4 +137,15 @@ public final class EngineChannel: Sendable {
     public var queuedOutput: Int { output.withLock { $0.queue.count } }
     /// Requests waiting for the engine side; for tests and logs.
     public var queuedRequests: Int { requests.withLock { $0.count } }
+}
+
+extension WakePipe {
+    /// A wake pipe for a loop being set up; its failure is the loop's.
+    static func forLoop() throws(InputError) -> WakePipe {
+        do {
+            return try WakePipe()
+        } catch {
+            throw InputError(.init(rawValue: "loop-setup"), "cannot create the wake pipe: \(error)")
+        }
+    }
 }

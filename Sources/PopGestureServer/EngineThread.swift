@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PopGestureCore
 import PopGestureInput
+import PopGestureSystem
 import Synchronization
 
 /// An ``EngineSide`` on a thread of its own, for a process that has no device reader
@@ -15,7 +16,7 @@ public final class EngineThread: Sendable {
 
     /// Starts the thread; it owns `side` from now on.
     public init(_ side: EngineSide) throws(InputError) {
-        let wake = try WakePipe()
+        let wake = try WakePipe.forLoop()
         self.wake = wake
         let thread = Thread { [self] in
             var fds = [

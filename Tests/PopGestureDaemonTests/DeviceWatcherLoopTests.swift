@@ -3,6 +3,7 @@ import Logging
 import PopGestureCore
 import PopGestureInput
 import PopGestureServer
+import PopGestureSystem
 import Testing
 
 /// The real main loop on this host (no input devices needed): its timer reaches the
