@@ -10,7 +10,7 @@ import SystemPackage
 
 /// popgestured itself: the client socket on one NIO event loop, and the devices,
 /// the engine beside their reads (``EngineSide``), signals and watchdog on the calling
-/// thread's ``DeviceWatcher`` loop.
+/// thread's ``MainLoop`` loop.
 ///
 /// It stays out of Swift concurrency on purpose: libdispatch's worker pool on Linux
 /// arms a one-second timer once used, and an idle tablet daemon should not wake at all.
@@ -41,7 +41,7 @@ public struct Daemon: Sendable {
 
     /// Runs until SIGTERM or SIGINT; then stops cleanly and returns.
     public func run() throws {
-        DeviceWatcher.blockSignals([SIGTERM, SIGINT, SIGHUP])
+        MainLoop.blockSignals([SIGTERM, SIGINT, SIGHUP])
         // Before the socket and the devices are opened; the shell's 1024 is too few at worst.
         FileDescriptorLimit.raise(logger: logger)
         let notifier = SystemdNotifier()
@@ -58,9 +58,9 @@ public struct Daemon: Sendable {
             channel: server.engine, settings: configuration.gesture, transitionTimeout: configuration.transitionTimeout,
             defaultLayout: configuration.defaultLayout, logger: logger)
 
-        let watcher: DeviceWatcher
+        let mainLoop: MainLoop
         do {
-            watcher = try DeviceWatcher(
+            mainLoop = try MainLoop(
                 configuration: configuration, sink: engine,
                 signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, logger: logger)
         } catch {
@@ -69,21 +69,21 @@ public struct Daemon: Sendable {
         }
 
         let socket = if case .path(let path) = listening { path } else { "from systemd" }
-        let summary = "\(watcher.openDeviceCount) device(s) in use, socket \(socket)"
+        let summary = "\(mainLoop.openDeviceCount) device(s) in use, socket \(socket)"
         notifier.ready(status: summary)
         logger.notice("ready: \(summary)")
 
         var current = configuration
         let probe = WatchdogProbe(eventLoop: server.eventLoop)
         var failure: String?
-        watcher.run { event in
+        mainLoop.run { event in
             switch event {
             case .signal(SIGHUP):
-                reload(&current, engine: engine, watcher: watcher, admission: admission, notifier: notifier)
+                reload(&current, engine: engine, mainLoop: mainLoop, admission: admission, notifier: notifier)
             case .signal(let signal):
                 logger.notice("stopping (signal \(signal))")
                 notifier.stopping()
-                watcher.stop()
+                mainLoop.stop()
             case .watchdog:
                 // Only while the event loop answers, so a stuck loop gets us restarted;
                 // never waiting for it, so the input thread reads on meanwhile.
@@ -138,7 +138,7 @@ public struct Daemon: Sendable {
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
     /// Runs on the input thread, which owns `engine`.
     private func reload(
-        _ current: inout Configuration, engine: EngineSide, watcher: DeviceWatcher, admission: ClientAdmission,
+        _ current: inout Configuration, engine: EngineSide, mainLoop: MainLoop, admission: ClientAdmission,
         notifier: SystemdNotifier
     ) {
         notifier.reloading()
@@ -148,7 +148,7 @@ public struct Daemon: Sendable {
                 settings: current.gesture, transitionTimeout: current.transitionTimeout,
                 defaultLayout: current.defaultLayout)
             if !changed.isDisjoint(with: [.rotation, .touchpads, .screen]) {
-                watcher.reconfigure(current)
+                mainLoop.reconfigure(current)
             }
             if changed.contains(.clients) {
                 admission.setMode(current.clients)

@@ -96,9 +96,9 @@ struct Demo: ParsableCommand {
         // With a touchscreen, the daemon's own input thread runs the engine beside the reads;
         // without, a thread of the engine's own, which the virtual touchscreen's frames go to.
         let touchscreenPresent = try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen })
-        let watcher = touchscreenPresent ? try DeviceWatcher(configuration: Configuration(), sink: engine, logger: logger) : nil
+        let mainLoop = touchscreenPresent ? try MainLoop(configuration: Configuration(), sink: engine, logger: logger) : nil
         let engineThread = touchscreenPresent ? nil : try EngineThread(engine)
-        if let watcher { Thread { watcher.run() }.start() }
+        if let mainLoop { Thread { mainLoop.run() }.start() }
 
         let client = try DemoClient(socketPath: path)
         client.start()
@@ -117,7 +117,7 @@ struct Demo: ParsableCommand {
             while true { pause() }
         }
         client.stop()
-        watcher?.stop()
+        mainLoop?.stop()
         engineThread?.stop()
         try? server.close().wait()
         try group.syncShutdownGracefully()

@@ -16,7 +16,7 @@ import Glibc
 
     /// SIGURG: ignored by default, so blocking it here for a moment harms nothing.
     @Test func aFailedSignalfdThrowsAndLeavesTheSignalsUnblocked() {
-        DeviceWatcher.blockSignals([SIGURG])
+        MainLoop.blockSignals([SIGURG])
         #expect(Self.isBlocked(SIGURG))
         #expect(throws: InputError.self) {
             try LoopDescriptors.signalDescriptor([SIGURG]) { _ in

@@ -7,7 +7,7 @@ import PopGestureServer
 
 /// What the input thread hands what it reads to: the engine, on this same thread
 /// (``EngineSide`` in the daemon). Every call comes from the thread running
-/// ``DeviceWatcher/run(_:)``.
+/// ``MainLoop/run(_:)``.
 public protocol InputSink: AnyObject {
     /// A device to use; the events that follow are changes to `stateAtOpen`. Throws
     /// when the sink cannot use it (mtdev could not be set up); the loop then closes it.
@@ -48,7 +48,7 @@ extension EngineSide: InputSink {
 ///
 /// Other threads talk to it only through ``reconfigure(_:)`` and ``stop()``, which
 /// queue a command and write a byte into a wake pipe (``LoopMailbox``).
-public final class DeviceWatcher: Sendable {
+public final class MainLoop: Sendable {
     /// Something other than input that ``run(_:)`` reports to its caller.
     public enum Event: Sendable, Equatable {
         /// One of the signals given to `init` (SIGTERM, SIGHUP…).
@@ -135,7 +135,7 @@ public final class DeviceWatcher: Sendable {
 }
 
 /// The main loop's own state. Touched only by the thread running
-/// ``DeviceWatcher/run(_:)`` (and by `init` before that).
+/// ``MainLoop/run(_:)`` (and by `init` before that).
 private final class InputLoop: @unchecked Sendable {
     private struct OpenDevice {
         let key: Int
@@ -191,7 +191,7 @@ private final class InputLoop: @unchecked Sendable {
     /// watchdog ticks that arrived. While the socket side is behind with the engine's
     /// output (``InputSink/mayReadDevices()``) the devices stay out of the poll set, so
     /// the kernel buffers and, if need be, drops.
-    func waitAndDispatch() -> [DeviceWatcher.Event] {
+    func waitAndDispatch() -> [MainLoop.Event] {
         pollSet.removeAll(keepingCapacity: true)
         pollSet.append(pollfd(fd: mailbox.readEnd, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0))
@@ -220,7 +220,7 @@ private final class InputLoop: @unchecked Sendable {
         for key in readyKeys { read(key) }
         if pollSet[1].revents != 0 { applyUdevChanges() }
         if pollSet[0].revents != 0 { mailbox.drainWakes() }
-        var events: [DeviceWatcher.Event] = []
+        var events: [MainLoop.Event] = []
         if let signalFD, pollSet[2].revents != 0 {
             var info = signalfd_siginfo()
             let size = MemoryLayout<signalfd_siginfo>.size
@@ -255,7 +255,7 @@ private final class InputLoop: @unchecked Sendable {
     }
 
     /// A failed `poll` other than `EINTR`: logged, then waited out or given up on.
-    private func pollFailed(errno: CInt) -> [DeviceWatcher.Event] {
+    private func pollFailed(errno: CInt) -> [MainLoop.Event] {
         let reason = "poll failed: \(String(cString: strerror(errno)))"
         switch pollFailures.failed() {
         case .retry(let backoff):

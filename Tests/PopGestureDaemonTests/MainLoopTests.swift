@@ -7,8 +7,8 @@ import PopGestureSystem
 import Testing
 
 /// The real main loop on this host (no input devices needed): its timer reaches the
-/// handler through `poll`, and ``DeviceWatcher/stop()`` from the handler ends it.
-@Suite struct DeviceWatcherLoopTests {
+/// handler through `poll`, and ``MainLoop/stop()`` from the handler ends it.
+@Suite struct MainLoopTests {
     final class NoSink: InputSink {
         let wake = try! WakePipe()
         func deviceAdded(
@@ -23,21 +23,21 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(1))) func watchdogTicksArriveAndStopEndsTheLoop() throws {
-        let watcher = try DeviceWatcher(
+        let mainLoop = try MainLoop(
             configuration: Configuration(), sink: NoSink(), watchdogInterval: .milliseconds(2),
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         var ticks = 0
-        watcher.run { event in
+        mainLoop.run { event in
             #expect(event == .watchdog)
             ticks += 1
-            if ticks == 3 { watcher.stop() }
+            if ticks == 3 { mainLoop.stop() }
         }
         #expect(ticks >= 3)
     }
 
     @Test func aZeroWatchdogIntervalIsRefusedAtStart() {
         #expect(throws: InputError.self) {
-            try DeviceWatcher(
+            try MainLoop(
                 configuration: Configuration(), sink: NoSink(), watchdogInterval: .zero,
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         }
