@@ -2,11 +2,6 @@ import CLinux
 import Glibc
 import PopGestureInput
 
-extension InputError.Code {
-    /// The main loop's own descriptors (signalfd, timerfd, wake pipe) could not be set up.
-    static let loopSetup = InputError.Code(rawValue: "loop-setup")
-}
-
 /// The main loop's descriptors for signals and the watchdog timer. Each either works
 /// or throws: a daemon that silently lost its signals could neither stop nor reload,
 /// and one that silently lost its timer would be killed by systemd's watchdog.

@@ -1,4 +1,5 @@
 import PopGestureInput
+import PopGestureServer
 import PopGestureSystem
 import Synchronization
 
@@ -17,11 +18,7 @@ final class LoopMailbox: Sendable {
     var readEnd: CInt { pipe.readEnd }
 
     init() throws(InputError) {
-        do {
-            pipe = try WakePipe()
-        } catch {
-            throw InputError(.loopSetup, "cannot create the wake pipe: \(error)")
-        }
+        pipe = try WakePipe.forLoop()
     }
 
     func send(_ command: Command) {

@@ -21,6 +21,8 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidDescription = Code(rawValue: "invalid-description")
         /// libudev could not be set up.
         public static let udev = Code(rawValue: "udev")
+        /// A loop's own descriptors (signalfd, timerfd, wake pipe) could not be set up.
+        public static let loopSetup = Code(rawValue: "loop-setup")
     }
 
     public var code: Code

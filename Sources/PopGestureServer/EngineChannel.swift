@@ -141,11 +141,11 @@ public final class EngineChannel: Sendable {
 
 extension WakePipe {
     /// A wake pipe for a loop being set up; its failure is the loop's.
-    static func forLoop() throws(InputError) -> WakePipe {
+    public static func forLoop() throws(InputError) -> WakePipe {
         do {
             return try WakePipe()
         } catch {
-            throw InputError(.init(rawValue: "loop-setup"), "cannot create the wake pipe: \(error)")
+            throw InputError(.loopSetup, "cannot create the wake pipe: \(error)")
         }
     }
 }
