@@ -1,0 +1,60 @@
+/// A back input the daemon's own virtual device sends for an app that has no
+/// navigator: keys and buttons pressed in order and released in reverse, as one
+/// combination (`alt+left`: Alt down, Left down, Left up, Alt up).
+///
+/// Pure data: `PopGestureInput` parses the names (through libevdev's own table) and
+/// sends the codes through uinput.
+public struct BackInput: Sendable, Hashable, CustomStringConvertible {
+    /// At most 4 codes: a modifier or three and one key is the longest shortcut
+    /// any app binds to back.
+    public static let maximumCodes = 4
+
+    /// `EV_KEY` codes (keys and buttons), pressed in this order.
+    public let codes: [UInt16]
+    /// How the configuration spells it, lower case: `alt+left`, `back`, `btn_side`.
+    public let spelling: String
+
+    /// Nil when `codes` is empty or longer than ``maximumCodes``.
+    public init?(codes: [UInt16], spelling: String) {
+        guard !codes.isEmpty, codes.count <= Self.maximumCodes else { return nil }
+        self.codes = codes
+        self.spelling = spelling
+    }
+
+    public var description: String { spelling }
+}
+
+/// Which back input each app gets: one for every app, and an override per app id
+/// (Wayland's `app_id`, X11's `WM_CLASS`). Nil means none: a swipe in that app is
+/// refused as `no-navigator`.
+public struct BackInputMap: Sendable, Hashable {
+    /// At most 256 app ids: far more apps than a tablet runs, and it bounds the table
+    /// a configuration file can make the daemon hold.
+    public static let maximumApps = 256
+
+    /// For apps the table does not name, and when the focused app is unknown.
+    public var standard: BackInput?
+    /// By app id; a nil value turns the back input off for that app.
+    public var apps: [String: BackInput?]
+
+    public init(standard: BackInput?, apps: [String: BackInput?] = [:]) {
+        self.standard = standard
+        self.apps = apps
+    }
+
+    /// No back input for any app: what the daemon uses when it has no virtual device.
+    public static let none = BackInputMap(standard: nil)
+
+    /// What the app `app` gets; the standard input when `app` is nil or not in the table.
+    public func input(forApp app: String?) -> BackInput? {
+        guard let app, let entry = apps[app] else { return standard }
+        return entry
+    }
+
+    /// Every code some app may be sent: the codes the virtual device must declare.
+    public var allCodes: Set<UInt16> {
+        var codes = Set(standard?.codes ?? [])
+        for case let input? in apps.values { codes.formUnion(input.codes) }
+        return codes
+    }
+}
