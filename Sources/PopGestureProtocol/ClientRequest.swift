@@ -2,8 +2,10 @@
 /// writes it; the daemon gives navigation requests their meaning.
 public enum ClientRequest: Sendable, Hashable {
     /// Must come first. `versions` are the protocol versions the client speaks (see
-    /// `ProtocolVersion`); `name` is at most `ProtocolLimits.maximumIdentifierBytes`.
-    case hello(versions: [Int64], name: String?)
+    /// `ProtocolVersion`); `name` is at most `ProtocolLimits.maximumIdentifierBytes`, and
+    /// so is `app`, the app id of the client's windows (Wayland's `app_id`, X11's
+    /// `WM_CLASS`), which a shell's focused window is matched against.
+    case hello(versions: [Int64], name: String?, app: String? = nil, role: Role = .app)
     /// Become an observer: receive every event, `rejected` included.
     case subscribe
     case unsubscribe
@@ -25,11 +27,24 @@ public enum ClientRequest: Sendable, Hashable {
     case stack(navigator: String)
     /// Read-only: devices, navigators and clients.
     case status
+    /// An app's window gained (`true`) or lost focus: only a focused client's
+    /// navigators get the back gesture.
+    case focus(focused: Bool)
+    /// From the shell only: the window that has focus now, by app id and pid (either may
+    /// be unknown; neither means no window has focus).
+    case focusedWindow(app: String?, pid: Int64?)
+
+    /// What a client is: an app with navigators, or the shell, which reports the
+    /// focused window (docs/PROTOCOL.md, "Focus").
+    public enum Role: String, Sendable, Hashable, CaseIterable {
+        case app, shell
+    }
 
     /// The request types, as `"type"` names them.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack,
-             status
+             status, focus
+        case focusedWindow = "focused-window"
     }
 
     public var kind: Kind {
@@ -48,16 +63,18 @@ public enum ClientRequest: Sendable, Hashable {
         case .remove: .remove
         case .stack: .stack
         case .status: .status
+        case .focus: .focus
+        case .focusedWindow: .focusedWindow
         }
     }
 
     /// The request's `"type"`, echoed as `"request"` in replies.
     public var type: String { kind.rawValue }
 
-    /// The navigator the request is about; nil for `hello`, `subscribe`, `unsubscribe`, `status`.
+    /// The navigator the request is about; nil for the requests about no navigator.
     public var navigator: String? {
         switch self {
-        case .hello, .subscribe, .unsubscribe, .status: nil
+        case .hello, .subscribe, .unsubscribe, .status, .focus, .focusedWindow: nil
         case .create(let n, _, _, _), .push(let n, _, _), .pop(let n, _), .replace(let n, _, _), .update(let n, _),
              .configure(let n, _, _), .settle(let n), .front(let n), .remove(let n), .stack(let n):
             n

@@ -202,6 +202,13 @@ extension Fields {
         return result
     }
 
+    /// The object under `key`, its keys named `key.…` in errors; nil when absent or null.
+    func optionalObject(_ key: String) throws(ProtocolError) -> Fields? {
+        guard let value = value(key) else { return nil }
+        guard case .object(let object) = value else { throw invalid(key, "an object", got: value) }
+        return Fields(object: object, request: request, id: id, path: "\(path)\(key).")
+    }
+
     /// The echoed `"id"`: an integer or a string; nil when absent.
     func requestID() throws(ProtocolError) -> RequestID? {
         switch value("id") {

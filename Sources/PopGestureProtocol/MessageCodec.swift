@@ -65,6 +65,18 @@ public enum MessageCodec {
             object["clients"] = .array(status.clients.map(encodeStatusEntry))
             object["clientCount"] = .integer(status.clientCount)
             if status.truncated { object["truncated"] = .bool(true) }
+            object["focus"] = status.focus.map { focus in
+                .object(["source": .string(focus.source), "app": focus.app.map(JSONValue.string),
+                         "pid": focus.pid.map(JSONValue.integer)])
+            }
+            object["lastBack"] = status.lastBack.map { last in
+                switch last {
+                case .navigator(let navigator, let owner):
+                    .object(["target": .string("navigator"), "navigator": .string(navigator), "owner": .integer(owner)])
+                case .input(let app, let input):
+                    .object(["target": .string("input"), "app": app.map(JSONValue.string), "input": .string(input)])
+                }
+            }
         }
         object["id"] = id?.json
         return .object(object)
@@ -122,6 +134,15 @@ public enum MessageCodec {
         case .rejected(let reason, let device, _):
             object["reason"] = .string(reason.rawValue)
             object["device"] = .integer(device)
+        case .inputBegan(let app, _):
+            object["app"] = app.map(JSONValue.string)
+        case .inputCancelled(let app, let reason, _):
+            object["app"] = app.map(JSONValue.string)
+            object["reason"] = .string(reason.rawValue)
+        case .backInput(let app, let input, let reason, _):
+            object["app"] = app.map(JSONValue.string)
+            object["input"] = .string(input)
+            object["reason"] = .string(reason.rawValue)
         }
         object["time_us"] = event.timeMicroseconds.map(JSONValue.integer)
         return .object(object)
@@ -222,7 +243,21 @@ public enum MessageCodec {
                 version: try f.integer("version"), devices: devices,
                 deviceCount: try f.optionalInteger("deviceCount") ?? Int64(devices.count), navigators: navigators,
                 navigatorCount: try f.optionalInteger("navigatorCount") ?? Int64(navigators.count), clients: clients,
-                clientCount: try f.optionalInteger("clientCount") ?? Int64(clients.count)))
+                clientCount: try f.optionalInteger("clientCount") ?? Int64(clients.count),
+                focus: try f.optionalObject("focus").map { (o) throws(ProtocolError) in
+                    ServerReply.Status.Focus(
+                        source: try o.string("source"), app: try o.optionalString("app"), pid: try o.optionalInteger("pid"))
+                },
+                lastBack: try f.optionalObject("lastBack").map { (o) throws(ProtocolError) in
+                    switch try o.string("target") {
+                    case "navigator":
+                        .navigator(navigator: try o.string("navigator"), owner: try o.integer("owner"))
+                    case "input":
+                        .input(app: try o.optionalString("app"), input: try o.string("input"))
+                    case let other:
+                        throw o.error(.invalidField, "\"lastBack.target\" must be \"navigator\" or \"input\", got \(ProtocolLimits.quoted(other))")
+                    }
+                }))
         }
     }
 
@@ -255,6 +290,17 @@ public enum MessageCodec {
         case .rejected:
             return .rejected(
                 reason: ServerEvent.RejectionReason(rawValue: try f.string("reason")), device: try f.integer("device"),
+                timeMicroseconds: try f.integer("time_us"))
+        case .inputBegan:
+            return .inputBegan(app: try f.optionalString("app"), timeMicroseconds: try f.integer("time_us"))
+        case .inputCancelled:
+            return .inputCancelled(
+                app: try f.optionalString("app"), reason: ServerEvent.CancelReason(rawValue: try f.string("reason")),
+                timeMicroseconds: try f.integer("time_us"))
+        case .backInput:
+            return .backInput(
+                app: try f.optionalString("app"), input: try f.string("input"),
+                reason: ServerEvent.FinishReason(rawValue: try f.string("reason")),
                 timeMicroseconds: try f.integer("time_us"))
         }
     }

@@ -55,6 +55,16 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         /// requests waiting for the engine). The request changed nothing; try it again later.
         public static let overloaded = Code(rawValue: "overloaded")
 
+        // Focus (docs/PROTOCOL.md, "Focus").
+
+        /// `hello` with `"role":"shell"` from a peer that may not be the shell (only root,
+        /// the daemon's own user and a seat's active user may).
+        public static let shellRefused = Code(rawValue: "shell-refused")
+        /// `hello` with `"role":"shell"` while another shell is connected.
+        public static let shellTaken = Code(rawValue: "shell-taken")
+        /// `focused-window` from a client that is not the shell.
+        public static let notShell = Code(rawValue: "not-shell")
+
         // Navigation (the core's `NavigationError.Code` is this type).
 
         public static let unknownNavigator = Code(rawValue: "unknown-navigator")

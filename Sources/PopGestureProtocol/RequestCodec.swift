@@ -85,7 +85,15 @@ public enum RequestCodec {
         case .hello:
             let name = try f.optionalString("name")
             if let name { try f.checkLength(name, "name") }
-            return .hello(versions: try f.versions(), name: name)
+            let app = try f.optionalString("app")
+            if let app { try f.checkLength(app, "app") }
+            let role = try f.optionalString("role").map { (text) throws(ProtocolError) in
+                guard let role = ClientRequest.Role(rawValue: text) else {
+                    throw f.error(.invalidField, "\"role\" must be \"app\" or \"shell\", got \(ProtocolLimits.quoted(text))")
+                }
+                return role
+            }
+            return .hello(versions: try f.versions(), name: name, app: app, role: role ?? .app)
         case .subscribe:
             return .subscribe
         case .unsubscribe:
@@ -119,6 +127,16 @@ public enum RequestCodec {
             return .stack(navigator: try f.navigator())
         case .status:
             return .status
+        case .focus:
+            return .focus(focused: try f.bool("focused"))
+        case .focusedWindow:
+            let app = try f.optionalString("app")
+            if let app { try f.checkLength(app, "app") }
+            let pid = try f.optionalInteger("pid")
+            if let pid, !(1...Int64(Int32.max)).contains(pid) {
+                throw f.error(.invalidField, "\"pid\" must be a process id, 1 to \(Int32.max), got \(pid)")
+            }
+            return .focusedWindow(app: app, pid: pid)
         }
     }
 
@@ -136,11 +154,18 @@ public enum RequestCodec {
         var object = JSONObject()
         object["type"] = .string(request.type)
         switch request {
-        case .hello(let versions, let name):
+        case .hello(let versions, let name, let app, let role):
             // `version` alone for one; with several, `version` is what an older daemon reads.
             object["version"] = versions.min().map(JSONValue.integer)
             if versions.count != 1 { object["versions"] = .array(versions.map(JSONValue.integer)) }
             object["name"] = name.map(JSONValue.string)
+            object["app"] = app.map(JSONValue.string)
+            object["role"] = role == .app ? nil : .string(role.rawValue)
+        case .focus(let focused):
+            object["focused"] = .bool(focused)
+        case .focusedWindow(let app, let pid):
+            object["app"] = app.map(JSONValue.string)
+            object["pid"] = pid.map(JSONValue.integer)
         case .subscribe, .unsubscribe, .status:
             break
         case .create(let navigator, let pages, let layout, let bar):

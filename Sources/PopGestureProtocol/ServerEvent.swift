@@ -1,5 +1,6 @@
 /// One event the daemon sends (docs/PROTOCOL.md, "Events"): to the owner of the
-/// navigator it is about and to observers; `rejected` to observers only.
+/// navigator it is about and to observers; `rejected` and the back input's events
+/// (`input-began`, `input-cancelled`, `back-input`) to observers only.
 ///
 /// Times are the evdev events' own, in microseconds of `CLOCK_MONOTONIC`. Progress runs
 /// 0…1 across the screen width and travels rounded to thousandths.
@@ -18,6 +19,13 @@ public enum ServerEvent: Sendable, Hashable {
     case bar(navigator: String, page: String, hidden: Bool)
     /// A pan that did not become a back gesture, and why; `device` is `status`'s number.
     case rejected(reason: RejectionReason, device: Int64, timeMicroseconds: Int64)
+    /// A swipe began that goes to the daemon's back input: the focused app (`app`, when
+    /// a shell named it) has no navigator. No progress follows.
+    case inputBegan(app: String?, timeMicroseconds: Int64)
+    /// That swipe will not go back.
+    case inputCancelled(app: String?, reason: CancelReason, timeMicroseconds: Int64)
+    /// That swipe committed: the daemon's virtual device sent `input` (`alt+left`).
+    case backInput(app: String?, input: String, reason: FinishReason, timeMicroseconds: Int64)
 
     /// The event types, as `"type"` names them.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -26,6 +34,9 @@ public enum ServerEvent: Sendable, Hashable {
         case popFinished = "pop-finished"
         case popCancelled = "pop-cancelled"
         case back, bar, rejected
+        case inputBegan = "input-began"
+        case inputCancelled = "input-cancelled"
+        case backInput = "back-input"
     }
 
     public var kind: Kind {
@@ -37,16 +48,19 @@ public enum ServerEvent: Sendable, Hashable {
         case .back: .back
         case .bar: .bar
         case .rejected: .rejected
+        case .inputBegan: .inputBegan
+        case .inputCancelled: .inputCancelled
+        case .backInput: .backInput
         }
     }
 
-    /// The navigator the event is about; nil for `rejected`.
+    /// The navigator the event is about; nil for `rejected` and the back input's events.
     public var navigator: String? {
         switch self {
         case .popBegan(let n, _, _, _), .popProgress(let n, _, _, _), .popFinished(let n, _, _, _),
              .popCancelled(let n, _, _, _), .back(let n, _, _, _), .bar(let n, _, _):
             n
-        case .rejected: nil
+        case .rejected, .inputBegan, .inputCancelled, .backInput: nil
         }
     }
 
@@ -54,7 +68,8 @@ public enum ServerEvent: Sendable, Hashable {
     public var timeMicroseconds: Int64? {
         switch self {
         case .popBegan(_, _, _, let t), .popProgress(_, _, _, let t), .popFinished(_, _, _, let t),
-             .popCancelled(_, _, _, let t), .back(_, _, _, let t), .rejected(_, _, let t):
+             .popCancelled(_, _, _, let t), .back(_, _, _, let t), .rejected(_, _, let t), .inputBegan(_, let t),
+             .inputCancelled(_, _, let t), .backInput(_, _, _, let t):
             t
         case .bar: nil
         }

@@ -54,11 +54,18 @@ public enum ServerReply: Sendable, Hashable {
         public var navigatorCount: Int64
         public var clients: [Client]
         public var clientCount: Int64
+        /// Who has focus, as far as the daemon knows; nil from a daemon that does not say.
+        public var focus: Focus?
+        /// Where the last committed back went; nil before the first.
+        public var lastBack: LastBack?
 
         public init(
             version: Int64, devices: [Device], deviceCount: Int64? = nil, navigators: [Navigator],
-            navigatorCount: Int64? = nil, clients: [Client], clientCount: Int64? = nil
+            navigatorCount: Int64? = nil, clients: [Client], clientCount: Int64? = nil, focus: Focus? = nil,
+            lastBack: LastBack? = nil
         ) {
+            self.focus = focus
+            self.lastBack = lastBack
             self.version = version
             self.devices = devices
             self.deviceCount = deviceCount ?? Int64(devices.count)
@@ -71,6 +78,27 @@ public enum ServerReply: Sendable, Hashable {
         /// Some list leaves entries out; written as `"truncated":true`, and only then.
         public var truncated: Bool {
             devices.count < deviceCount || navigators.count < navigatorCount || clients.count < clientCount
+        }
+
+        /// `{"source":"shell","app":"org.gnome.Nautilus","pid":1234}`: whose word decides
+        /// (`shell` or `clients`) and, from a shell, the focused window's app and pid.
+        public struct Focus: Sendable, Hashable {
+            public var source: String
+            public var app: String?
+            public var pid: Int64?
+
+            public init(source: String, app: String?, pid: Int64?) {
+                self.source = source
+                self.app = app
+                self.pid = pid
+            }
+        }
+
+        /// `{"target":"navigator","navigator":…,"owner":3}` or
+        /// `{"target":"input","app":…,"input":"alt+left"}`.
+        public enum LastBack: Sendable, Hashable {
+            case navigator(navigator: String, owner: Int64)
+            case input(app: String?, input: String)
         }
 
         public struct Device: Sendable, Hashable {

@@ -10,7 +10,8 @@ import Synchronization
 ///   at once, all clients together; past that ``submit(_:)`` refuses, and the client
 ///   gets `overloaded`: the event loop never blocks and never queues without end.
 ///   A client gone (``EngineRequest/Kind/clientGone``) is always taken, so that its
-///   navigators never outlive it; there is at most one per client.
+///   navigators never outlive it, and so is who it is (``EngineRequest/Kind/identified(app:pid:isShell:)``),
+///   so that focus never misses a shell; there is at most one of each per client.
 /// - Output (``EngineOutput``) goes to the socket side. Once ``outputBound`` wait, the
 ///   engine side stops reading the devices (``mayReadDevices()``) until the socket
 ///   side has taken them: the kernel buffers, then drops and says so with
@@ -47,7 +48,14 @@ public final class EngineChannel: Sendable {
         var engineWaits = false
     }
 
-    private let requests: Mutex<CircularBuffer<EngineRequest>>
+    /// The requests, and how many of them count toward ``requestBound`` (not the
+    /// always-taken ones).
+    private struct Requests {
+        var queue: CircularBuffer<EngineRequest>
+        var bounded = 0
+    }
+
+    private let requests: Mutex<Requests>
     private let output: Mutex<Output>
     private let engineWake: WakePipe
     private let wakeSocketSide: @Sendable () -> Void
@@ -64,7 +72,7 @@ public final class EngineChannel: Sendable {
         precondition(requestBound >= 1 && outputBound >= 1, "an EngineChannel needs bounds of at least one")
         self.requestBound = requestBound
         self.outputBound = outputBound
-        requests = Mutex(CircularBuffer(initialCapacity: requestBound))
+        requests = Mutex(Requests(queue: CircularBuffer(initialCapacity: requestBound)))
         output = Mutex(Output(queue: CircularBuffer(initialCapacity: outputBound)))
         engineWake = try WakePipe.forLoop()
         self.wakeSocketSide = wakeSocketSide
@@ -73,11 +81,15 @@ public final class EngineChannel: Sendable {
     // MARK: - Socket side
 
     /// Queues a request for the engine side and wakes it. False, queuing nothing, when
-    /// ``requestBound`` requests wait already (a `clientGone` is always queued).
+    /// ``requestBound`` requests wait already (a `clientGone` or `identified` is always
+    /// queued, and does not count).
     public func submit(_ request: EngineRequest) -> Bool {
-        let queued = requests.withLock { queue in
-            if queue.count >= requestBound, request.kind != .clientGone { return false }
-            queue.append(request)
+        let queued = requests.withLock { requests in
+            if !request.kind.isAlwaysTaken {
+                guard requests.bounded < requestBound else { return false }
+                requests.bounded += 1
+            }
+            requests.queue.append(request)
             return true
         }
         if queued { engineWake.wake() }
@@ -107,7 +119,10 @@ public final class EngineChannel: Sendable {
 
     /// Takes every queued request, oldest first, into `taken` (which should be empty).
     public func takeRequests(into taken: inout CircularBuffer<EngineRequest>) {
-        requests.withLock { swap(&$0, &taken) }
+        requests.withLock {
+            swap(&$0.queue, &taken)
+            $0.bounded = 0
+        }
     }
 
     /// Queues `outputs` for the socket side, in order, and empties them (keeping their
@@ -136,7 +151,7 @@ public final class EngineChannel: Sendable {
     /// Outputs waiting for the socket side; for tests and logs.
     public var queuedOutput: Int { output.withLock { $0.queue.count } }
     /// Requests waiting for the engine side; for tests and logs.
-    public var queuedRequests: Int { requests.withLock { $0.count } }
+    public var queuedRequests: Int { requests.withLock { $0.bounded } }
 }
 
 extension WakePipe {

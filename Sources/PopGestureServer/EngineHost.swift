@@ -37,6 +37,8 @@ public struct EngineHost {
     public private(set) var feed: EngineFeed
     /// By the daemon's device key.
     public private(set) var devices: [Int: Device] = [:]
+    /// Where the last committed back went, for `status`.
+    public private(set) var lastBack: ServerReply.Status.LastBack?
     private let logger: Logger
 
     public init(
@@ -124,6 +126,8 @@ public struct EngineHost {
             output.append(.reply(request.client, reply, id: id))
             drainEngineEvents(into: &output)
             output.append(.answered(request.client))
+        case .identified(let app, let pid, let isShell):
+            feed.engine.identify(request.client, app: app, pid: pid, isShell: isShell)
         case .clientGone:
             let client = request.client
             let removed = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()
@@ -146,6 +150,17 @@ public struct EngineHost {
         case .hello, .subscribe, .unsubscribe:
             logger.error("bug: \(request.type) reached the engine side")
             return refuse(.invalidValue, "\(request.type) is not the engine's to answer")
+        case .focus(let focused):
+            feed.engine.reportFocus(focused, by: client, at: time)
+            return ok()
+        case .focusedWindow(let app, let pid):
+            do {
+                // The codec keeps `pid` within 1…Int32.max.
+                try feed.engine.shellReports(.init(app: app, pid: pid.map { Int32($0) }), by: client, at: time)
+                return ok()
+            } catch {
+                return refuse(error.code, error.message)
+            }
         case .create, .push, .pop, .replace, .update, .settle, .front, .remove:
             do {
                 try feed.engine.perform(request.navigation!, from: client, at: time)  // non-nil for these cases
@@ -190,13 +205,17 @@ public struct EngineHost {
                 navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: Int64(nav.depth),
                 front: navigation.front?.id == nav.id)
         }
+        let focus = navigation.focus
         return ServerReply.Status(
             version: ServerState.protocolVersion,
             devices: ServerState.listed(devices, encode: MessageCodec.encodeStatusEntry),
             deviceCount: Int64(devices.count),
             navigators: ServerState.listed(navigators, encode: MessageCodec.encodeStatusEntry),
             navigatorCount: Int64(navigators.count),
-            clients: [], clientCount: 0)
+            clients: [], clientCount: 0,
+            focus: ServerReply.Status.Focus(
+                source: focus.source.rawValue, app: focus.focusedApp, pid: focus.window?.pid.map(Int64.init)),
+            lastBack: lastBack)
     }
 
     /// `, removed 3 navigators: a, b, c…` with at most ``loggedNavigatorIDs`` ids, each
@@ -214,6 +233,28 @@ public struct EngineHost {
 
     private mutating func drainEngineEvents(into output: inout [EngineOutput]) {
         guard feed.engine.hasEvents else { return }
-        feed.engine.drainEvents { output.append(.event($0)) }
+        var last: ServerReply.Status.LastBack?
+        feed.engine.drainEvents { event in
+            switch event {
+            case .back(let navigator, let owner, _, _, _):
+                last = .navigator(navigator: navigator, owner: Int64(owner.rawValue))
+            case .backInput(let input, let app, _, _):
+                last = .input(app: app, input: input.spelling)
+            default:
+                break
+            }
+            output.append(.event(event))
+        }
+        if let last {
+            lastBack = last
+            logger.info("back: \(Self.describe(last))")
+        }
+    }
+
+    private static func describe(_ back: ServerReply.Status.LastBack) -> String {
+        switch back {
+        case .navigator(let navigator, let owner): "navigator \(navigator) of client \(owner)"
+        case .input(let app, let input): "back input \(input) for \(app ?? "the focused app")"
+        }
     }
 }

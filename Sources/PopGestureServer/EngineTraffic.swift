@@ -11,6 +11,9 @@ public struct EngineRequest: Sendable, Hashable {
         case request(ClientRequest, id: RequestID?)
         /// The connection is gone: its navigators go with it. No reply.
         case clientGone
+        /// The client's first accepted `hello`: its app id, its peer pid, and whether the
+        /// socket side let it be the shell. No reply; at most one per connection.
+        case identified(app: String?, pid: Int32?, isShell: Bool)
     }
 
     public var client: ClientID
@@ -28,7 +31,9 @@ public struct EngineRequest: Sendable, Hashable {
     static func isEngines(_ request: ClientRequest) -> Bool {
         switch request {
         case .hello, .subscribe, .unsubscribe: false
-        case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status: true
+        case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status, .focus,
+             .focusedWindow:
+            true
         }
     }
 }
@@ -45,4 +50,14 @@ public enum EngineOutput: Sendable, Hashable {
     /// events it caused came before this. The client's requests that waited behind it
     /// on the socket side are carried out now.
     case answered(ClientID)
+}
+
+extension EngineRequest.Kind {
+    /// Queued even past the channel's bound: there is at most one of each per connection.
+    var isAlwaysTaken: Bool {
+        switch self {
+        case .clientGone, .identified: true
+        case .request: false
+        }
+    }
 }

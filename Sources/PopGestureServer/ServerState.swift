@@ -57,6 +57,10 @@ public struct ServerState {
         public let id: ClientID
         /// From `hello`; nil until then, or when it gave none.
         public internal(set) var name: String?
+        /// The app id from `hello`; nil until then, or when it gave none.
+        public internal(set) var app: String?
+        /// `hello` made it the shell.
+        public internal(set) var isShell = false
         /// The protocol version `hello` agreed on; nil until then.
         public internal(set) var version: Int64?
         /// Nil when the transport has none (tests).
@@ -94,6 +98,10 @@ public struct ServerState {
     public let limits: ServerLimits
     /// Who may connect; asked once per connection.
     public let admission: ConnectionPolicy
+    /// Who may be the shell (`hello` with `"role":"shell"`), whatever ``admission`` lets in.
+    public let shells: ConnectionPolicy
+    /// The connected shell: there is at most one.
+    public private(set) var shell: ClientID?
     /// The sum of every client's ``Client/unsentBytes``.
     public private(set) var totalUnsentBytes = 0
     /// Subscribed clients, ascending, so lines go out in a stable order.
@@ -105,11 +113,12 @@ public struct ServerState {
     private let logger: Logger
 
     public init(
-        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
+        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
         logger: Logger = Logger(label: "popgestured.server")
     ) {
         self.limits = limits
         self.admission = admission
+        self.shells = shells
         self.logger = logger
     }
 
@@ -317,6 +326,7 @@ public struct ServerState {
         guard let entry = clients.removeValue(forKey: client) else { return }
         totalUnsentBytes -= entry.unsentBytes
         observers.removeAll { $0 == client }
+        if shell == client { shell = nil }
         logger.log(level: what == "connection ended" ? .info : .warning, "\(entry.logName) \(what)")
         if refusedWhileFull > 0 {
             logger.info("a client place is free again; \(refusedWhileFull) connections were refused at the limit")
@@ -410,7 +420,7 @@ public struct ServerState {
             reply(.ok(request: request.type))
         }
 
-        if case .hello(let versions, let name) = request {
+        if case .hello(let versions, let name, let app, let role) = request {
             guard let version = ProtocolVersion.negotiate(offered: versions, supported: Self.supportedVersions) else {
                 let list = { (versions: [Int64]) in versions.map(String.init).joined(separator: ", ") }
                 let offered = versions.count == 1 ? "version \(versions[0]) is" : "versions \(list(versions)) are"
@@ -419,10 +429,37 @@ public struct ServerState {
                     supportedVersions: Self.supportedVersions)
                 return
             }
-            clients[client]?.greeted = true
+            guard let entry = clients[client] else { return }
+            if entry.greeted && (app != entry.app || (role == .shell) != entry.isShell) {
+                refuse(.invalidValue, "a client says who it is once: a later hello may not change \"app\" or \"role\"")
+                return
+            }
+            if role == .shell && !entry.isShell {
+                if let reason = shells.decide(entry.credentials) {
+                    logger.warning("\(entry.logName) may not be the shell: \(reason)")
+                    refuse(.shellRefused, "only root, the daemon's user and a seat's active user may be the shell: \(reason)")
+                    return
+                }
+                if let shell {
+                    refuse(.shellTaken, "\(shell) is the shell; there is one at a time")
+                    return
+                }
+            }
             clients[client]?.name = name
             clients[client]?.version = version
-            logger.debug("\(client): hello, protocol \(version), \(name.map { "\"\($0)\"" } ?? "no name")")
+            if !entry.greeted {
+                clients[client]?.greeted = true
+                clients[client]?.app = app
+                if role == .shell {
+                    clients[client]?.isShell = true
+                    shell = client
+                    logger.info("\(entry.logName) is the shell")
+                }
+                actions.append(.toEngine(EngineRequest(
+                    client: client,
+                    kind: .identified(app: app, pid: entry.credentials?.pid, isShell: role == .shell), time: time)))
+            }
+            logger.debug("\(client): hello, protocol \(version), \(name.map { "\"\($0)\"" } ?? "no name")\(app.map { ", app \($0)" } ?? "")")
             reply(.hello(version: version, server: Self.serverName, client: Int64(client.rawValue)))
             return
         }
@@ -445,7 +482,8 @@ public struct ServerState {
             clients[client]?.observer = false
             observers.removeAll { $0 == client }
             ok()
-        case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status:
+        case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status, .focus,
+             .focusedWindow:
             // Only reached for a client not greeted, refused above; the others go to the engine side.
             logger.error("bug: \(request.type) reached the socket side's own requests")
         }

@@ -15,7 +15,8 @@ struct EventFormatter {
 
     /// Width of the time column: `123.456s`.
     static let timeWidth = 8
-    /// Width of the type column: the longest type, `pop-cancelled`.
+    /// Width of the type column: the longest pop type, `pop-cancelled`; the back
+    /// input's rarer `input-cancelled` overflows it by two.
     static let typeWidth = 13
 
     init() {}
@@ -53,6 +54,12 @@ struct EventFormatter {
             "\(navigator)  \(page)  \(hidden ? "hidden" : "shown")"
         case .rejected(let reason, let device, _):
             "\(reason)  device \(device)"
+        case .inputBegan(let app, _):
+            "input  \(app ?? "(app unknown)")"
+        case .inputCancelled(let app, let reason, _):
+            "input  \(app ?? "(app unknown)")  \(reason)"
+        case .backInput(let app, let input, let reason, _):
+            "input  \(app ?? "(app unknown)")  \(input)  \(reason)"
         }
     }
 

@@ -1,3 +1,4 @@
+import PopGestureProtocol
 @testable import PopGestureCore
 import PopGestureSynthesis
 import Testing
@@ -361,15 +362,6 @@ import Testing
 }
 
 extension EngineEvent {
-    var kind: String {
-        switch self {
-        case .popBegan: "pop-began"
-        case .popProgress: "pop-progress"
-        case .popFinished: "pop-finished"
-        case .popCancelled: "pop-cancelled"
-        case .back: "back"
-        case .bar: "bar"
-        case .rejected: "rejected"
-        }
-    }
+    /// The type a client sees.
+    var kind: String { ServerEvent(self).kind.rawValue }
 }

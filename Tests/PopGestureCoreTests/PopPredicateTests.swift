@@ -22,7 +22,34 @@ import Testing
         _ pan: PanStart, _ navigator: Navigator? = twoPages, layout: LayoutDirection = .leftToRight,
         settings: GestureSettings = GestureSettings()
     ) -> RejectionReason? {
-        popRejection(for: pan, navigator: navigator, layout: layout, settings: settings, at: Self.now)
+        popRejection(for: pan, to: navigator.map { .navigator($0) }, layout: layout, settings: settings, at: Self.now)
+    }
+
+    static let altLeft = BackInput(codes: [56, 105], spelling: "alt+left")!
+
+    /// The predicate for an app without a navigator, which gets the back input.
+    func inputRejection(_ pan: PanStart, settings: GestureSettings = GestureSettings()) -> RejectionReason? {
+        popRejection(for: pan, to: .input(Self.altLeft, app: nil), layout: .leftToRight, settings: settings, at: Self.now)
+    }
+
+    @Test func theBackInputTakesOnlyEdgeSwipesByDefault() {
+        // A finger down 2 mm from the left edge, 5 mm to the right: a back.
+        #expect(inputRejection(Self.pan(fromX: 2, dx: 5)) == nil)
+        // The same swipe from the middle of the screen pans the app, not a back,
+        // although the navigators' mode is fullscreen.
+        #expect(GestureSettings().mode == .fullscreen)
+        #expect(inputRejection(Self.pan(fromX: 100, dx: 5)) == .outsideEdgeZone)
+    }
+
+    @Test func theBackInputModeCanBeFullscreen() {
+        var settings = GestureSettings()
+        settings.backInputMode = .fullscreen
+        #expect(inputRejection(Self.pan(fromX: 100, dx: 5), settings: settings) == nil)
+    }
+
+    @Test func theBackInputKeepsTheDirectionAndAngleGuards() {
+        #expect(inputRejection(Self.pan(fromX: 2, dx: -5)) == .wrongDirection)
+        #expect(inputRejection(Self.pan(fromX: 2, dx: 5, dy: 10)) == .tooSteep)
     }
 
     @Test func aRightwardSwipeOnTwoPagesMayBegin() {

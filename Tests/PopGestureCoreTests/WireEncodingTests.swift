@@ -35,6 +35,12 @@ struct WireEncodingTests {
              json: #"{"type":"bar","navigator":"main","page":"root","hidden":false}"#),
         Line(event: .rejected(.tooFarFromEdge, device: DeviceID(3), time: time),
              json: #"{"type":"rejected","reason":"too-far-from-edge","device":3,"time_us":12345678}"#),
+        Line(event: .inputBegan(app: "firefox", time: time),
+             json: #"{"type":"input-began","app":"firefox","time_us":12345678}"#),
+        Line(event: .inputCancelled(app: nil, reason: .released, time: time),
+             json: #"{"type":"input-cancelled","reason":"released","time_us":12345678}"#),
+        Line(event: .backInput(BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", reason: .fling, time: time),
+             json: #"{"type":"back-input","app":"firefox","input":"alt+left","reason":"fling","time_us":12345678}"#),
     ]
 
     @Test("each event encodes to its exact JSON line", arguments: lines)
@@ -74,6 +80,15 @@ struct WireEncodingTests {
             #expect(type == "bar")
             #expect(object["page"] as? String == page)
             #expect(object["hidden"] as? Bool == hidden)
+        case .inputBegan(let app, _):
+            #expect(type == "input-began")
+            #expect(object["app"] as? String == app)
+        case .inputCancelled(_, let reason, _):
+            #expect(type == "input-cancelled")
+            #expect(object["reason"] as? String == reason.rawValue)
+        case .backInput(let input, _, _, _):
+            #expect(type == "back-input")
+            #expect(object["input"] as? String == input.spelling)
         case .rejected(let reason, let device, _):
             #expect(type == "rejected")
             #expect(object["reason"] as? String == reason.rawValue)

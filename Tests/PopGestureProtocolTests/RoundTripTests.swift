@@ -32,6 +32,12 @@ struct RoundTripTests {
         IdentifiedRequest(.remove(navigator: "main")),
         IdentifiedRequest(.stack(navigator: "main"), id: .integer(.max)),
         IdentifiedRequest(.status),
+        IdentifiedRequest(.hello(versions: [1], name: "files", app: "org.gnome.Nautilus", role: .app)),
+        IdentifiedRequest(.hello(versions: [1], name: "sway bridge", app: nil, role: .shell), id: .integer(1)),
+        IdentifiedRequest(.focus(focused: true)),
+        IdentifiedRequest(.focus(focused: false), id: .string("f")),
+        IdentifiedRequest(.focusedWindow(app: "firefox", pid: 1234)),
+        IdentifiedRequest(.focusedWindow(app: nil, pid: nil)),
     ]
 
     @Test("every request decodes to itself", arguments: requests)
@@ -71,6 +77,14 @@ struct RoundTripTests {
         .reply(.status(status), id: .integer(2)),
         .reply(.status(truncatedStatus), id: nil),
         .reply(.status(ServerReply.Status(version: 1, devices: [], navigators: [], clients: [])), id: nil),
+        .reply(.status(ServerReply.Status(
+            version: 1, devices: [], navigators: [], clients: [],
+            focus: ServerReply.Status.Focus(source: "shell", app: "firefox", pid: 4321),
+            lastBack: .input(app: "firefox", input: "alt+left"))), id: nil),
+        .reply(.status(ServerReply.Status(
+            version: 1, devices: [], navigators: [], clients: [],
+            focus: ServerReply.Status.Focus(source: "clients", app: nil, pid: nil),
+            lastBack: .navigator(navigator: "main", owner: 3))), id: nil),
     ]
 
     static let status = ServerReply.Status(
@@ -138,6 +152,10 @@ struct RoundTripTests {
         .bar(navigator: "n\"1", page: "設定\n", hidden: false),
         .rejected(reason: .tooSteep, device: 3, timeMicroseconds: 7),
         .rejected(reason: ServerEvent.RejectionReason(rawValue: "second-screen"), device: 0, timeMicroseconds: 7),
+        .inputBegan(app: "firefox", timeMicroseconds: 8),
+        .inputBegan(app: nil, timeMicroseconds: 8),
+        .inputCancelled(app: "firefox", reason: .released, timeMicroseconds: 9),
+        .backInput(app: nil, input: "alt+left", reason: .progress, timeMicroseconds: 10),
     ]
 
     @Test("every event decodes to itself", arguments: events)

@@ -32,19 +32,21 @@ import Testing
         #expect(EngineChannel.maximumQueuedOutput == 256)
     }
 
-    @Test func aFullRequestQueueRefusesRequestsButNeverAClientGone() throws {
+    @Test func aFullRequestQueueRefusesRequestsButNeverAClientGoneOrIdentified() throws {
         let channel = try EngineChannel(requestBound: 3) {}
         #expect(!Self.isReadable(channel.wakeDescriptor))
         for n in 0..<3 { #expect(channel.submit(Self.request(UInt64(n)))) }
         #expect(Self.isReadable(channel.wakeDescriptor), "the engine side is woken")
         #expect(!channel.submit(Self.request(9)))
         #expect(channel.submit(Self.request(9, .clientGone)))
-        #expect(channel.queuedRequests == 4)
+        #expect(channel.submit(Self.request(8, .identified(app: "files", pid: 42, isShell: false))))
+        #expect(channel.queuedRequests == 3, "the always-taken ones do not count toward the bound")
+        #expect(!channel.submit(Self.request(9)), "and do not make room either")
 
         var taken = CircularBuffer<EngineRequest>()
         channel.drainWakes()
         channel.takeRequests(into: &taken)
-        #expect(taken.map(\.client) == [0, 1, 2, 9].map(ClientID.init))
+        #expect(taken.map(\.client) == [0, 1, 2, 9, 8].map(ClientID.init))
         #expect(channel.queuedRequests == 0)
         #expect(!Self.isReadable(channel.wakeDescriptor))
         #expect(channel.submit(Self.request(10)), "room again")

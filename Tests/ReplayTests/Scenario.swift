@@ -1,3 +1,4 @@
+import PopGestureProtocol
 import PopGestureCore
 import PopGestureInput
 import PopGestureSynthesis
@@ -103,16 +104,7 @@ extension Array where Element == EngineEvent {
     var kinds: [String] {
         var out: [String] = []
         for event in self {
-            let kind: String
-            switch event {
-            case .popBegan: kind = "pop-began"
-            case .popProgress: kind = "pop-progress"
-            case .popFinished: kind = "pop-finished"
-            case .popCancelled: kind = "pop-cancelled"
-            case .back: kind = "back"
-            case .bar: kind = "bar"
-            case .rejected: kind = "rejected"
-            }
+            let kind = ServerEvent(event).kind.rawValue
             if kind == "pop-progress" && out.last == kind { continue }
             out.append(kind)
         }

@@ -49,5 +49,16 @@ public struct GestureSettings: Sendable, Hashable {
     /// samples.
     public var flingMinimumDuration: Duration = .milliseconds(50)
 
+    /// Where a swipe may start when it would go to the back input (the focused app
+    /// has no navigator). Default `.edge`: such an app gets the swipe's touches too,
+    /// so a swipe across a map would both pan it and go back; Android's system back
+    /// starts only at the edge for the same reason.
+    public var backInputMode: GestureMode = .edge
+
+    /// What the daemon's virtual device sends for apps without a navigator. Default
+    /// ``BackInputMap/none``: the engine has no device of its own; the daemon sets the
+    /// configured map once it has made one.
+    public var backInput: BackInputMap = .none
+
     public init() {}
 }

@@ -14,6 +14,13 @@ public struct PopTarget: Sendable, Hashable {
     public var page: String
 }
 
+/// Where an interactive back goes: the pop of a navigator, or the back input for the
+/// focused app, which sees no progress (it knows nothing of the swipe).
+public enum GestureTarget: Sendable, Hashable {
+    case navigator(PopTarget)
+    case input(BackInput, app: String?)
+}
+
 /// Why a release committed the pop.
 public enum CommitReason: String, Sendable, Hashable {
     /// Progress passed `commitProgress`.
@@ -74,17 +81,18 @@ public struct PopArbiter: Sendable {
         case none
         case rejected(RejectionReason)
         /// The pop began; `progress` is where the finger already is.
-        case began(PopTarget, progress: Double)
+        case began(GestureTarget, progress: Double)
+        /// Only for a navigator: the back input has no page to move.
         case progress(PopTarget, Double)
-        /// Released past the threshold or flung: pop the page.
-        case commit(PopTarget, CommitReason)
-        case cancelled(PopTarget, PopCancelReason)
+        /// Released past the threshold or flung: pop the page, or send the back input.
+        case commit(GestureTarget, CommitReason)
+        case cancelled(GestureTarget, PopCancelReason)
     }
 
     public enum State: Sendable, Hashable, CustomStringConvertible {
         case idle
         case deciding(device: DeviceID, origin: PanSample, surface: PanSurface)
-        case interactive(device: DeviceID, origin: PanSample, surface: PanSurface, target: PopTarget,
+        case interactive(device: DeviceID, origin: PanSample, surface: PanSurface, target: GestureTarget,
                          direction: Double, progress: Double)
         case rejected(device: DeviceID, RejectionReason)
 
@@ -92,7 +100,8 @@ public struct PopArbiter: Sendable {
             switch self {
             case .idle: "idle"
             case .deciding(let d, _, _): "deciding(\(d))"
-            case .interactive(let d, _, _, let t, _, let p): "interactive(\(d), \(t.navigator)/\(t.page), \(p))"
+            case .interactive(let d, _, _, .navigator(let t), _, let p): "interactive(\(d), \(t.navigator)/\(t.page), \(p))"
+            case .interactive(let d, _, _, .input(let i, _), _, let p): "interactive(\(d), input \(i), \(p))"
             case .rejected(let d, let r): "rejected(\(d), \(r.rawValue))"
             }
         }
@@ -145,7 +154,8 @@ public struct PopArbiter: Sendable {
                 guard (now * 1000).rounded() != (progress * 1000).rounded() else { return .none }
                 state = .interactive(device: owner, origin: origin, surface: surface, target: target,
                                      direction: direction, progress: now)
-                return .progress(target, now)
+                guard case .navigator(let pop) = target else { return .none }
+                return .progress(pop, now)
             case .ended(let sample):
                 let velocity = sample.velocityX * direction
                 let travel = (sample.position.xMillimetres - origin.position.xMillimetres) * direction
@@ -177,10 +187,10 @@ public struct PopArbiter: Sendable {
     /// Drops the interactive pop of `navigator` because its stack changed under the finger.
     /// The rest of that pan is ignored.
     public mutating func abandon(navigator: String, keepingTop top: String?) -> Action {
-        guard case .interactive(let device, _, _, let target, _, _) = state, target.navigator == navigator,
-              target.page != top else { return .none }
+        guard case .interactive(let device, _, _, .navigator(let target), _, _) = state,
+              target.navigator == navigator, target.page != top else { return .none }
         transition(to: .rejected(device: device, .stackChanged), "stack changed under the finger")
-        return .cancelled(target, .stackChanged)
+        return .cancelled(.navigator(target), .stackChanged)
     }
 
     // MARK: - Deciding
@@ -193,17 +203,25 @@ public struct PopArbiter: Sendable {
         guard dx * dx + dy * dy >= settings.decisionDistanceMillimetres * settings.decisionDistanceMillimetres else {
             return .none
         }
-        let front = navigation.front
-        let layout = front.map { navigation.layout(of: $0) } ?? navigation.defaultLayout
+        let destination = navigation.destination(backInput: settings.backInput)
+        let layout = if case .navigator(let front) = destination {
+            navigation.layout(of: front)
+        } else {
+            navigation.defaultLayout
+        }
         let start = PanStart(
             origin: origin.position, translationX: dx, translationY: dy,
             screenWidthMillimetres: surface.widthMillimetres, isOnScreen: surface.isOnScreen)
-        if let reason = popRejection(for: start, navigator: front, layout: layout, settings: settings, at: sample.time) {
+        let rejection = popRejection(for: start, to: destination, layout: layout, settings: settings, at: sample.time)
+        guard rejection == nil, let destination else {
+            let reason = rejection ?? .noNavigator
             transition(to: .rejected(device: device, reason), "dx=\(dx) dy=\(dy)")
             return .rejected(reason)
         }
-        let nav = front!  // The predicate rejects a missing navigator.
-        let target = PopTarget(navigator: nav.id, owner: nav.owner, page: nav.top.id)
+        let target: GestureTarget = switch destination {
+        case .navigator(let nav): .navigator(PopTarget(navigator: nav.id, owner: nav.owner, page: nav.top.id))
+        case .input(let input, let app): .input(input, app: app)
+        }
         let direction = layout.backDirection
         let progress = Self.progress(origin: origin, sample: sample, surface: surface, direction: direction)
         transition(

@@ -55,39 +55,57 @@ public struct PanStart: Sendable, Hashable {
     }
 }
 
+/// Where a back gesture goes: a client's navigator, or, for an app that has none,
+/// the daemon's back input.
+public enum BackDestination: Sendable, Hashable {
+    /// The navigator in front: the daemon pops it and tells its owner.
+    case navigator(Navigator)
+    /// The focused app has no navigator: the daemon's virtual device sends `input`.
+    /// `app` is the focused app's id when a shell said it.
+    case input(BackInput, app: String?)
+}
+
 /// FDFullscreenPopGesture's `gestureRecognizerShouldBegin:`, guard for guard, then
 /// the guards the Linux and Android peers added. Returns nil when a pop may begin,
 /// else the first reason it may not.
 public func popRejection(
-    for pan: PanStart, navigator: Navigator?, layout: LayoutDirection,
+    for pan: PanStart, to destination: BackDestination?, layout: LayoutDirection,
     settings: GestureSettings, at time: Timestamp
 ) -> RejectionReason? {
-    // Nobody has said which stack to pop.
-    guard let navigator else { return .noNavigator }
+    // No navigator is in front, and the focused app gets no back input.
+    guard let destination else { return .noNavigator }
 
-    // Ignore when no page is pushed onto the stack: the root cannot be popped.
-    if navigator.depth <= 1 { return .stackTooShallow }
-
-    // Ignore when the top page has turned the gesture off.
-    let top = navigator.top
-    if top.popDisabled { return .popDisabled }
-
-    // Ignore when the start is farther from the leading edge than the top page allows.
     let fromLeadingEdge = layout == .leftToRight
         ? pan.origin.xMillimetres
         : pan.screenWidthMillimetres - pan.origin.xMillimetres
-    if pan.isOnScreen && top.maxStartDistanceMillimetres > 0 && fromLeadingEdge > top.maxStartDistanceMillimetres {
-        return .tooFarFromEdge
-    }
+    var mode = settings.mode
+    var top: Page?
+    switch destination {
+    case .navigator(let navigator):
+        // Ignore when no page is pushed onto the stack: the root cannot be popped.
+        if navigator.depth <= 1 { return .stackTooShallow }
 
-    // Ignore while a push or pop is still animating.
-    if navigator.isTransitioning(at: time) { return .transitioning }
+        // Ignore when the top page has turned the gesture off.
+        top = navigator.top
+        if navigator.top.popDisabled { return .popDisabled }
+
+        // Ignore when the start is farther from the leading edge than the top page allows.
+        let limit = navigator.top.maxStartDistanceMillimetres
+        if pan.isOnScreen && limit > 0 && fromLeadingEdge > limit { return .tooFarFromEdge }
+
+        // Ignore while a push or pop is still animating.
+        if navigator.isTransitioning(at: time) { return .transitioning }
+    case .input:
+        // The app knows nothing of the swipe and gets its touches too: like Android's
+        // system back, only the edge starts one by default (`backInputMode`).
+        mode = settings.backInputMode
+    }
 
     // Ignore a pan that starts toward the leading side; the sign flips in RTL layouts.
     if pan.translationX * layout.backDirection <= 0 { return .wrongDirection }
 
     // Edge mode: the pan must start in the leading edge zone.
-    if pan.isOnScreen && settings.mode == .edge && fromLeadingEdge > settings.edgeWidthMillimetres {
+    if pan.isOnScreen && mode == .edge && fromLeadingEdge > settings.edgeWidthMillimetres {
         return .outsideEdgeZone
     }
 
@@ -97,10 +115,9 @@ public func popRejection(
     }
 
     // The top page keeps this area for its own horizontal gestures (sliders, carousels).
-    if pan.isOnScreen && top.exclusionZones.contains(where: { $0.contains(x: pan.origin.x, y: pan.origin.y) }) {
+    if pan.isOnScreen, let top, top.exclusionZones.contains(where: { $0.contains(x: pan.origin.x, y: pan.origin.y) }) {
         return .excluded
     }
 
     return nil
 }
-

@@ -1,5 +1,7 @@
 /// What the engine tells the outside world. The server routes each event to the
-/// navigator's owner and to observers; `rejected` goes to observers only.
+/// navigator's owner and to observers; `rejected` and the back input's events go to
+/// observers only, and the engine side sends ``backInput(_:app:reason:time:)`` through
+/// the daemon's virtual device.
 public enum EngineEvent: Sendable, Hashable {
     /// An interactive pop began: the owner can start moving the page with the finger.
     case popBegan(PopTarget, progress: Double, time: Timestamp)
@@ -15,6 +17,13 @@ public enum EngineEvent: Sendable, Hashable {
     case bar(navigator: String, owner: ClientID, page: String, hidden: Bool)
     /// A pan that did not become a back gesture, and why.
     case rejected(RejectionReason, device: DeviceID, time: Timestamp)
+    /// A swipe toward the back input began: the focused app (`app`, when known) has no
+    /// navigator. Observers only; no progress follows, the app knows nothing of it.
+    case inputBegan(app: String?, time: Timestamp)
+    /// That swipe will not go back.
+    case inputCancelled(app: String?, reason: PopCancelReason, time: Timestamp)
+    /// That swipe committed: the daemon's virtual device is to send `input`.
+    case backInput(BackInput, app: String?, reason: CommitReason, time: Timestamp)
 
     /// The client that owns the navigator this event is about; nil for observer-only events.
     public var owner: ClientID? {
@@ -23,7 +32,7 @@ public enum EngineEvent: Sendable, Hashable {
             t.owner
         case .back(_, let owner, _, _, _), .bar(_, let owner, _, _):
             owner
-        case .rejected:
+        case .rejected, .inputBegan, .inputCancelled, .backInput:
             nil
         }
     }

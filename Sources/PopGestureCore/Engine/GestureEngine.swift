@@ -249,6 +249,36 @@ public struct GestureEngine: Sendable {
         emit(effects)
     }
 
+    /// A client said who it is in `hello` (see ``NavigationState/identify(_:app:pid:isShell:)``).
+    public mutating func identify(_ client: ClientID, app: String?, pid: Int32?, isShell: Bool) {
+        navigation.identify(client, app: app, pid: pid, isShell: isShell)
+        logger.debug("\(client): app \(app ?? "unknown"), pid \(pid.map(String.init) ?? "unknown")\(isShell ? ", the shell" : "")")
+    }
+
+    /// A client's window gained or lost focus. A pop in flight keeps its target: the
+    /// finger already chose it.
+    public mutating func reportFocus(_ focused: Bool, by client: ClientID, at time: Timestamp) {
+        navigation.reportFocus(focused, by: client)
+        logger.debug("\(client) \(focused ? "gained" : "lost") focus; in front: \(frontDescription)")
+    }
+
+    /// The shell says which window has focus. Throws `not-shell` for any other client.
+    public mutating func shellReports(
+        _ window: FocusState.Window, by client: ClientID, at time: Timestamp
+    ) throws(NavigationError) {
+        try navigation.shellReports(window, by: client)
+        logger.debug("focused window: app \(window.app ?? "unknown"), pid \(window.pid.map(String.init) ?? "unknown"); in front: \(frontDescription)")
+    }
+
+    /// What a back would reach now, for the log.
+    private var frontDescription: String {
+        switch navigation.destination(backInput: settings.backInput) {
+        case .navigator(let navigator): "navigator \(navigator.id)"
+        case .input(let input, let app): "back input \(input) for \(app ?? "an unknown app")"
+        case nil: "nothing"
+        }
+    }
+
     /// Forgets a client that went away, with its navigators.
     public mutating func clientDisconnected(_ client: ClientID, at time: Timestamp) {
         for id in navigation.removeAll(ownedBy: client) {
@@ -275,11 +305,13 @@ public struct GestureEngine: Sendable {
         case .rejected(let reason):
             logger.debug("\(device): pan rejected, \(reason.rawValue)")
             outbox.append(.rejected(reason, device: device, time: time))
-        case .began(let target, let progress):
+        case .began(.navigator(let target), let progress):
             outbox.append(.popBegan(target, progress: progress, time: time))
+        case .began(.input(_, let app), _):
+            outbox.append(.inputBegan(app: app, time: time))
         case .progress(let target, let progress):
             outbox.append(.popProgress(target, progress: progress, time: time))
-        case .commit(let target, let reason):
+        case .commit(.navigator(let target), let reason):
             guard let done = navigation.commitBack(target.navigator, expectedTop: target.page, at: time) else {
                 // The stack changed in a way the arbiter did not see: never pop the wrong page.
                 outbox.append(.popCancelled(target, reason: .stackChanged, time: time))
@@ -289,16 +321,20 @@ public struct GestureEngine: Sendable {
             outbox.append(.back(navigator: target.navigator, owner: target.owner,
                                 popped: done.popped.id, top: done.top.id, time: time))
             emit(navigation.barVisibility(target.navigator))
-        case .cancelled(let target, let reason):
+        case .commit(.input(let input, let app), let reason):
+            outbox.append(.backInput(input, app: app, reason: reason, time: time))
+        case .cancelled(.navigator(let target), let reason):
             outbox.append(.popCancelled(target, reason: reason, time: time))
             emit(navigation.barVisibility(target.navigator))
+        case .cancelled(.input(_, let app), let reason):
+            outbox.append(.inputCancelled(app: app, reason: reason, time: time))
         }
     }
 
     private mutating func abandonPopIfStackChanged(_ navigator: String, time: Timestamp) {
         let top = navigation.navigators[navigator]?.top.id
         let action = arbiter.abandon(navigator: navigator, keepingTop: top)
-        if case .cancelled(let target, let reason) = action {
+        if case .cancelled(.navigator(let target), let reason) = action {
             outbox.append(.popCancelled(target, reason: reason, time: time))
             emit(navigation.barVisibility(target.navigator))
         }

@@ -45,13 +45,29 @@ public struct NavigationState: Sendable {
     public var defaultLayout: LayoutDirection = .leftToRight
 
     public private(set) var navigators: [String: Navigator] = [:]
-    /// Most recently brought to front last; the last one is in front.
+    /// Most recently brought to front last. The last one whose owner is focused is in front.
     public private(set) var frontOrder: [String] = []
+    /// Which app has focus: only a focused client's navigators get the back gesture.
+    public private(set) var focus = FocusState()
 
     public init() {}
 
-    /// The navigator in front, which gets the back gesture.
-    public var front: Navigator? { frontOrder.last.flatMap { navigators[$0] } }
+    /// The navigator in front, which gets the back gesture: the most recently brought
+    /// to front of those whose owner is focused (``FocusState/isFocused(_:)``).
+    public var front: Navigator? {
+        for id in frontOrder.reversed() {
+            if let navigator = navigators[id], focus.isFocused(navigator.owner) { return navigator }
+        }
+        return nil
+    }
+
+    /// Where a back gesture would go now: the navigator in front, else the back input
+    /// `backInput` names for the focused app; nil when neither.
+    public func destination(backInput: BackInputMap) -> BackDestination? {
+        if let front { return .navigator(front) }
+        let app = focus.focusedApp
+        return backInput.input(forApp: app).map { .input($0, app: app) }
+    }
 
     public func layout(of navigator: Navigator) -> LayoutDirection { navigator.layout ?? defaultLayout }
 
@@ -168,13 +184,47 @@ public struct NavigationState: Sendable {
         frontOrder.removeAll { $0 == id }
     }
 
-    /// Removes everything a client owned, when it disconnects. Returns the removed ids.
+    /// Removes everything a client owned, and what it said of its focus, when it
+    /// disconnects. Returns the removed ids.
     @discardableResult
     public mutating func removeAll(ownedBy client: ClientID) -> [String] {
         let gone = navigators.values.filter { $0.owner == client }.map(\.id).sorted()
         for id in gone { navigators[id] = nil }
         frontOrder.removeAll { gone.contains($0) }
+        focus.remove(client)
         return gone
+    }
+
+    // MARK: - Focus
+
+    /// A client said who it is in `hello`: its app id, its peer pid, and whether it is
+    /// the shell (the server has checked that it may be).
+    public mutating func identify(_ client: ClientID, app: String?, pid: Int32?, isShell: Bool) {
+        focus.identify(client, app: app, pid: pid, isShell: isShell)
+    }
+
+    /// A client's window gained or lost focus. Gaining it brings the client's navigators
+    /// to the front, as raising its window would.
+    public mutating func reportFocus(_ focused: Bool, by client: ClientID) {
+        if focus.report(client, focused: focused) { raiseNavigators(ownedBy: { $0 == client }) }
+    }
+
+    /// The shell says which window has focus; the navigators of the clients it matches
+    /// come to the front. Throws `not-shell` for any other client.
+    public mutating func shellReports(_ window: FocusState.Window, by client: ClientID) throws(NavigationError) {
+        guard focus.shellReports(window, from: client) else {
+            throw NavigationError(.notShell, "only the shell (hello with \"role\":\"shell\") reports the focused window")
+        }
+        let focus = self.focus
+        raiseNavigators(ownedBy: { focus.isFocused($0) })
+    }
+
+    /// Moves the navigators of the matching owners to the front, keeping their order.
+    private mutating func raiseNavigators(ownedBy matches: (ClientID) -> Bool) {
+        let raised = frontOrder.filter { navigators[$0].map { matches($0.owner) } ?? false }
+        guard !raised.isEmpty else { return }
+        frontOrder.removeAll { raised.contains($0) }
+        frontOrder.append(contentsOf: raised)
     }
 
     // MARK: - The back gesture

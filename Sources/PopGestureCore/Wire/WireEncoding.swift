@@ -37,6 +37,13 @@ extension ServerEvent {
         case .rejected(let reason, let device, let time):
             self = .rejected(
                 reason: RejectionReason(reason), device: Int64(device.rawValue), timeMicroseconds: time.microseconds)
+        case .inputBegan(let app, let time):
+            self = .inputBegan(app: app, timeMicroseconds: time.microseconds)
+        case .inputCancelled(let app, let reason, let time):
+            self = .inputCancelled(app: app, reason: CancelReason(reason), timeMicroseconds: time.microseconds)
+        case .backInput(let input, let app, let reason, let time):
+            self = .backInput(
+                app: app, input: input.spelling, reason: FinishReason(reason), timeMicroseconds: time.microseconds)
         }
     }
 }

@@ -1,0 +1,101 @@
+/// Which app the user is looking at, as far as the daemon has been told.
+///
+/// Two sources, and one decides at a time:
+/// - **A shell** (one privileged client, e.g. `popgesturectl bridge sway`) reports the
+///   focused window: its app id and pid. While a shell is connected, its word decides:
+///   a client is focused when the window's pid is the client's peer pid, or the
+///   window's app id is the app id the client gave in `hello`.
+/// - **The clients' own reports** decide otherwise: a client is focused unless its
+///   last `focus` report said it lost focus. A client that never reports counts as
+///   focused, so an app that only creates navigators works alone as it always did.
+///
+/// Pure state: the server checks who may be a shell, and the engine asks it which
+/// navigator gets a back (``NavigationState/front``).
+public struct FocusState: Sendable, Hashable {
+    /// What a client said of itself.
+    public struct Client: Sendable, Hashable {
+        /// The app id from `hello` (Wayland's `app_id`, X11's `WM_CLASS`); nil when it gave none.
+        public var app: String?
+        /// The peer's pid from `SO_PEERCRED`; nil when the transport has none (tests).
+        public var pid: Int32?
+        /// Its last `focus` report; nil when it never sent one.
+        public var reportedFocus: Bool?
+    }
+
+    /// The window a shell says has focus. Both nil: it knows of none (a bare desktop).
+    public struct Window: Sendable, Hashable {
+        public var app: String?
+        public var pid: Int32?
+
+        public init(app: String?, pid: Int32?) {
+            self.app = app
+            self.pid = pid
+        }
+    }
+
+    /// Whose word decides, as `status` names it.
+    public enum Source: String, Sendable, Hashable {
+        case shell
+        case clients
+    }
+
+    public private(set) var clients: [ClientID: Client] = [:]
+    /// The one shell client, when one is connected.
+    public private(set) var shell: ClientID?
+    /// The shell's last report; nil until it sends one, or when no shell is connected.
+    public private(set) var window: Window?
+
+    public init() {}
+
+    public var source: Source { shell == nil ? .clients : .shell }
+
+    /// The focused app's id, for the per-app back input: the shell's window's, or,
+    /// without a shell, unknown (nil): a client that reports focus has a navigator.
+    public var focusedApp: String? { shell == nil ? nil : window?.app }
+
+    /// Whether the client's navigators may get the back gesture now.
+    public func isFocused(_ id: ClientID) -> Bool {
+        let client = clients[id]
+        guard shell != nil else { return client?.reportedFocus ?? true }
+        guard let window, let client else { return false }
+        if let pid = window.pid, pid == client.pid { return true }
+        if let app = window.app, app == client.app { return true }
+        return false
+    }
+
+    // MARK: - Changes
+
+    /// A client said who it is (`hello`). A shell replaces any shell before it: the
+    /// server lets only one connect at a time.
+    public mutating func identify(_ id: ClientID, app: String?, pid: Int32?, isShell: Bool) {
+        clients[id] = Client(app: app, pid: pid, reportedFocus: clients[id]?.reportedFocus)
+        if isShell {
+            shell = id
+            window = nil
+        }
+    }
+
+    /// A client says its window gained or lost focus. Returns whether it gained it.
+    @discardableResult
+    public mutating func report(_ id: ClientID, focused: Bool) -> Bool {
+        let before = clients[id]?.reportedFocus
+        clients[id, default: Client()].reportedFocus = focused
+        return focused && before != true
+    }
+
+    /// The shell says which window has focus. False when `id` is not the shell.
+    public mutating func shellReports(_ window: Window, from id: ClientID) -> Bool {
+        guard id == shell else { return false }
+        self.window = window
+        return true
+    }
+
+    /// The client is gone; with the shell gone, the clients' own reports decide again.
+    public mutating func remove(_ id: ClientID) {
+        clients[id] = nil
+        if shell == id {
+            shell = nil
+            window = nil
+        }
+    }
+}
