@@ -39,8 +39,9 @@ final class Client {
     }
 
     /// Connects to the socket from the options and says hello.
-    static func connect(_ options: SocketOptions, name: String, readingCommands: Bool = false,
-                        signals: StopSignals?, onLine: (String) -> Void = { _ in }) throws -> (Client, hello: Reply)
+    static func connect(_ options: SocketOptions, name: String, app: String? = nil, role: ClientRequest.Role = .app,
+                        readingCommands: Bool = false, signals: StopSignals?,
+                        onLine: (String) -> Void = { _ in }) throws -> (Client, hello: Reply)
     {
         let connection: Connection
         do {
@@ -49,7 +50,8 @@ final class Client {
             throw CtlFailure(error.description, exitCode: .cannotConnect)
         }
         let client = Client(connection: connection, readingCommands: readingCommands, signals: signals)
-        let hello = try client.request(.hello(versions: ProtocolVersion.supported, name: name), onLine: onLine)
+        let hello = try client.request(
+            .hello(versions: ProtocolVersion.supported, name: name, app: app, role: role), onLine: onLine)
         if let error = hello.error { throw CtlFailure("popgestured refused hello: \(error.summary)", exitCode: .errorReply) }
         return (client, hello)
     }

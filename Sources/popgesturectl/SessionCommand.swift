@@ -20,6 +20,8 @@ enum SessionCommand: Equatable {
     case status
     case subscribe
     case unsubscribe
+    /// The app's window gained (`focus`) or lost (`unfocus`) focus.
+    case focus(Bool)
     /// Until an event of this type (for this navigator, when given) that no earlier
     /// `wait` returned has arrived.
     case wait(event: String, navigator: String?, timeout: Duration?)
@@ -38,6 +40,7 @@ enum SessionCommand: Equatable {
         stack NAV                              the pages, bottom first
         status
         subscribe | unsubscribe                every event, incl. rejected pans
+        focus | unfocus                        this app's window gained or lost focus
         wait EVENT [NAV] [--timeout SECONDS]   e.g. wait back (see below)
         sleep SECONDS                          events are printed meanwhile
         # a comment
@@ -81,6 +84,9 @@ enum SessionCommand: Equatable {
         case "front": return .front(navigator: try arguments.navigatorOnly(usage: "front NAV"))
         case "remove": return .remove(navigator: try arguments.navigatorOnly(usage: "remove NAV"))
         case "stack": return .stack(navigator: try arguments.navigatorOnly(usage: "stack NAV"))
+        case "focus", "unfocus":
+            try arguments.finish(usage: name)
+            return .focus(name == "focus")
         case "status", "subscribe", "unsubscribe":
             try arguments.finish(usage: name)
             return name == "status" ? .status : name == "subscribe" ? .subscribe : .unsubscribe
@@ -134,6 +140,7 @@ enum SessionCommand: Equatable {
         case .status: .status
         case .subscribe: .subscribe
         case .unsubscribe: .unsubscribe
+        case .focus(let focused): .focus(focused: focused)
         case .wait, .sleep: nil
         }
     }

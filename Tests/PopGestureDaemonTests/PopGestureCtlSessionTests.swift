@@ -37,6 +37,9 @@ import Testing
         #expect(try Self.parse("status") == .status)
         #expect(try Self.parse("subscribe") == .subscribe)
         #expect(try Self.parse("unsubscribe") == .unsubscribe)
+        #expect(try Self.parse("focus") == .focus(true))
+        #expect(try Self.parse("unfocus") == .focus(false))
+        #expect(SessionCommand.focus(false).request == .focus(focused: false))
         #expect(try Self.parse("wait back") == .wait(event: "back", navigator: nil, timeout: nil))
         #expect(try Self.parse("wait back main --timeout 2.5") == .wait(
             event: "back", navigator: "main", timeout: .milliseconds(2500)))

@@ -31,6 +31,11 @@ struct Push: ParsableCommand {
     @Flag(help: "Also subscribe: print every event, including rejected pans.")
     var observer = false
 
+    @Option(help: ArgumentHelp(
+        "The app id to say in hello (Wayland app_id, X11 WM_CLASS): a shell's focused window is matched against it.",
+        valueName: "app-id"))
+    var app: String?
+
     @OptionGroup var socketOptions: SocketOptions
     @OptionGroup var output: OutputOptions
 
@@ -56,7 +61,8 @@ struct Push: ParsableCommand {
         let signals = StopSignals.install()
         var printer = EventPrinter(json: output.json)
         let (client, _) = try Client.connect(
-            socketOptions, name: "popgesturectl push \(navigator)", signals: signals, onLine: { printer.print($0) })
+            socketOptions, name: "popgesturectl push \(navigator)", app: app, signals: signals,
+            onLine: { printer.print($0) })
         let create = ClientRequest.create(
             navigator: navigator, pages: try pages.map { try SessionCommand.page(Self.word($0)) },
             layout: layout.flatMap(ClientRequest.Layout.init), barFollowsTopPage: true)

@@ -31,6 +31,11 @@ struct Session: ParsableCommand {
     @Flag(help: "Go on after an error; the exit status still says one happened.")
     var keepGoing = false
 
+    @Option(help: ArgumentHelp(
+        "The app id to say in hello (Wayland app_id, X11 WM_CLASS): a shell's focused window is matched against it.",
+        valueName: "app-id"))
+    var app: String?
+
     @OptionGroup var socketOptions: SocketOptions
     @OptionGroup var output: OutputOptions
 
@@ -38,7 +43,7 @@ struct Session: ParsableCommand {
         let signals = StopSignals.install()
         var printer = EventPrinter(json: output.json)
         let (client, hello) = try Client.connect(
-            socketOptions, name: "popgesturectl session", readingCommands: true, signals: signals,
+            socketOptions, name: "popgesturectl session", app: app, readingCommands: true, signals: signals,
             onLine: { printer.print($0) })
         printer.print(reply: hello, command: "hello")
         var runner = SessionRunner(client: client, printer: printer, keepGoing: keepGoing)
