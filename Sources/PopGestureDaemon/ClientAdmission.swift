@@ -65,6 +65,14 @@ public final class ClientAdmission: Sendable {
         ConnectionPolicy { [self] peer in refusal(of: peer) }
     }
 
+    /// Who may be the shell (`hello` with `"role":"shell"`): root, the daemon's own
+    /// user and each seat's active user, whatever `clients` says. The shell decides
+    /// which app gets the back, so it must be the person at the screen (their focus
+    /// bridge), never another local user that `clients = any` lets in.
+    public var shellPolicy: ConnectionPolicy {
+        ConnectionPolicy { [self] peer in seatRefusal(of: peer, daemonUID: daemonUID, activeUIDs: seatUsers().activeUIDs) }
+    }
+
     /// Nil admits the peer; otherwise why it is refused.
     public func refusal(of peer: PeerCredentials?) -> String? {
         switch currentMode {

@@ -52,7 +52,8 @@ public struct Daemon: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let server = try SocketServer.makeServer(
-            listening: listening, group: group, admission: admission.policy, logger: logger
+            listening: listening, group: group, admission: admission.policy, shells: admission.shellPolicy,
+            logger: logger
         ).wait()
         let engine = EngineSide(
             channel: server.engine, settings: configuration.gesture, transitionTimeout: configuration.transitionTimeout,

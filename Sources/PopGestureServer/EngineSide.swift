@@ -21,6 +21,10 @@ public final class EngineSide: @unchecked Sendable {
     /// Reused: a frame appends to it and hands its contents over, so it keeps its storage.
     private var output: [EngineOutput] = []
     private var requests = CircularBuffer<EngineRequest>(initialCapacity: EngineChannel.maximumQueuedRequests)
+    /// Sends a committed back input through the daemon's virtual device; nil when it
+    /// has none (then the engine's ``GestureSettings/backInput`` should be
+    /// ``BackInputMap/none``, so that no swipe waits for it).
+    public var sendBackInput: ((BackInput) -> Void)?
 
     public init(
         channel: EngineChannel, settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
@@ -41,7 +45,7 @@ public final class EngineSide: @unchecked Sendable {
         key: Int, path: String, name: String, description: DeviceDescription,
         configuration: DeviceConfiguration = .init(), atOpen state: DeviceStateAtOpen? = nil
     ) throws(InputError) -> DeviceID {
-        defer { channel.send(&output) }
+        defer { flush() }
         return try host.deviceAdded(
             key: key, path: path, name: name, description: description, configuration: configuration,
             atOpen: state, at: clock(), output: &output)
@@ -49,13 +53,13 @@ public final class EngineSide: @unchecked Sendable {
 
     public func deviceRemoved(key: Int) {
         host.deviceRemoved(key: key, at: clock(), output: &output)
-        channel.send(&output)
+        flush()
     }
 
     /// Every event one read returned, in order; usually one frame ending in `SYN_REPORT`.
     public func received(_ events: [InputEvent], fromDevice key: Int) {
         host.handle(events: events, fromDevice: key, output: &output)
-        channel.send(&output)
+        flush()
     }
 
     /// Answers every request queued since the last call, in order. Call it when
@@ -66,12 +70,20 @@ public final class EngineSide: @unchecked Sendable {
         while let request = requests.popFirst() {
             host.perform(request, output: &output)
         }
-        channel.send(&output)
+        flush()
     }
 
     /// A configuration reload; see ``EngineHost/updateSettings(_:transitionTimeout:defaultLayout:)``.
     public func apply(settings: GestureSettings, transitionTimeout: Duration, defaultLayout: LayoutDirection) {
         host.updateSettings(settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout)
+    }
+
+    /// Carries out the back inputs among the output, then hands it all to the socket side.
+    private func flush() {
+        if let sendBackInput {
+            for case .event(.backInput(let input, _, _, _)) in output { sendBackInput(input) }
+        }
+        channel.send(&output)
     }
 
     /// Whether to read the devices now: not while the socket side is behind

@@ -81,33 +81,35 @@ public final class SocketServer: Sendable {
     ///   - limits: clients, unsent bytes and timeouts; default the documented ones.
     ///   - admission: who may connect, decided from the peer's credentials; a refused
     ///     peer gets `not-permitted` and is closed. Default ``ConnectionPolicy/anyone``.
+    ///   - shells: who may say `hello` as the shell; others get `shell-refused`. Default
+    ///     ``ConnectionPolicy/anyone``.
     /// - Throws: NIO's error when the socket cannot be bound or adopted.
     public static func start(
         listening: Listening, group: any EventLoopGroup,
         clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
-        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
+        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
         logger: Logger = Logger(label: "popgestured.server")
     ) async throws -> SocketServer {
         try await makeServer(
             listening: listening, group: group, clock: clock, maximumLineLength: maximumLineLength, limits: limits,
-            admission: admission, logger: logger
+            admission: admission, shells: shells, logger: logger
         ).get()
     }
 
-    /// ``start(listening:group:clock:maximumLineLength:limits:admission:logger:)``
+    /// ``start(listening:group:clock:maximumLineLength:limits:admission:shells:logger:)``
     /// as a future, for a caller that stays out of Swift concurrency: the daemon does,
     /// because libdispatch's worker pool would wake an idle process every second.
     public static func makeServer(
         listening: Listening, group: any EventLoopGroup,
         clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
-        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
+        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
         logger: Logger = Logger(label: "popgestured.server")
     ) -> EventLoopFuture<SocketServer> {
         let eventLoop = group.next()
         return eventLoop.submit {
-            let state = ServerState(limits: limits, admission: admission, logger: logger)
+            let state = ServerState(limits: limits, admission: admission, shells: shells, logger: logger)
             let loop = NIOLoopBoundBox(
                 ServerLoop(
                     state: state, eventLoop: eventLoop, clock: clock, maximumLineLength: maximumLineLength,

@@ -68,6 +68,17 @@ import Testing
         #expect(policy.decide(Self.peer(0)) == nil)
     }
 
+    @Test func underClientsAnyOnlyTheSeatsUsersMayBeTheShell() {
+        let admission = ClientAdmission(mode: .any, daemonUID: Self.daemonUID) {
+            SeatUsers(seats: ["seat0"], activeUIDs: [1000])
+        }
+        #expect(admission.policy.decide(Self.peer(65534)) == nil, "anyone may connect")
+        #expect(admission.shellPolicy.decide(Self.peer(65534)) != nil, "but not be the shell")
+        #expect(admission.shellPolicy.decide(Self.peer(1000)) == nil)
+        #expect(admission.shellPolicy.decide(Self.peer(0)) == nil)
+        #expect(admission.shellPolicy.decide(nil) != nil)
+    }
+
     @Test func theSummarySaysWhenNoSeatExists() {
         let lonely = ClientAdmission(mode: .seat, daemonUID: 998) { SeatUsers(seats: [], activeUIDs: []) }
         #expect(lonely.summary() == "clients = seat, but logind lists no seats: only root and uid 998 may connect")
