@@ -38,10 +38,30 @@ enum StatusTable {
             })
         lines += omitted(shown: status.clients.count, of: status.clientCount, "clients")
         lines.append("")
+        if let focus = status.focus { lines.append(focusLine(focus)) }
+        if status.focus != nil || status.lastBack != nil { lines.append(lastBackLine(status.lastBack)) }
         lines.append(
             "\(count(status.deviceCount, "device")), \(count(status.navigatorCount, "navigator")), "
                 + "\(count(status.clientCount, "client"))" + (status.truncated ? " (the daemon listed only some)" : ""))
         return lines
+    }
+
+    /// `focus: org.gnome.Nautilus (pid 1234), from the shell`, or, without a shell,
+    /// `focus: from the clients' own reports`.
+    static func focusLine(_ focus: ServerReply.Status.Focus) -> String {
+        guard focus.source == "shell" else { return "focus: from the clients' own reports (no shell connected)" }
+        guard focus.app != nil || focus.pid != nil else { return "focus: no window, says the shell" }
+        let pid = focus.pid.map { " (pid \($0))" } ?? ""
+        return "focus: \(focus.app ?? "an app without an id")\(pid), says the shell"
+    }
+
+    /// `last back: navigator main of client 3`, or `last back: alt+left for firefox`.
+    static func lastBackLine(_ back: ServerReply.Status.LastBack?) -> String {
+        switch back {
+        case nil: "last back: none yet"
+        case .navigator(let navigator, let owner)?: "last back: navigator \(navigator) of client \(owner)"
+        case .input(let app, let input)?: "last back: back input \(input) for \(app ?? "the focused app")"
+        }
     }
 
     /// `… 66 more devices not listed` when the daemon listed fewer than there are.

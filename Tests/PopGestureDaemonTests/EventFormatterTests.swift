@@ -144,6 +144,23 @@ import Testing
         ])
     }
 
+    @Test("status says who has focus and where the last back went")
+    func statusFocus() throws {
+        let shell = try Self.status("""
+            {"type":"status","version":1,"devices":[],"navigators":[],"clients":[],            "focus":{"source":"shell","app":"firefox","pid":4321},"lastBack":{"target":"input","app":"firefox","input":"alt+left"}}
+            """)
+        #expect(Array(StatusTable.render(shell).suffix(3)) == [
+            "focus: firefox (pid 4321), says the shell",
+            "last back: back input alt+left for firefox",
+            "0 devices, 0 navigators, 0 clients",
+        ])
+        let clients = try Self.status("""
+            {"type":"status","version":1,"devices":[],"navigators":[],"clients":[],"focus":{"source":"clients"}}
+            """)
+        #expect(StatusTable.render(clients).contains("focus: from the clients' own reports (no shell connected)"))
+        #expect(StatusTable.render(clients).contains("last back: none yet"))
+    }
+
     @Test("status without devices says why no swipe will come")
     func statusWithoutDevices() throws {
         let lines = StatusTable.render(try Self.status(#"{"type":"status","version":1,"devices":[],"navigators":[],"clients":[]}"#))
