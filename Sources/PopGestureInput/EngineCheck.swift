@@ -7,8 +7,9 @@ import PopGestureCore
 /// their regression tests run, so that both take the same path.
 ///
 /// The engine holds one navigator with three pages, owned by a client, so that a swipe
-/// can become an interactive pop. Every event it produces is encoded for the wire, as
-/// the server would.
+/// can become an interactive pop, and a back input (`alt+left`) for apps without one.
+/// The client's focus flips every ``focusFlipFrames`` frames, so that swipes go to
+/// both targets. Every event it produces is encoded for the wire, as the server would.
 public enum EngineCheck {
     /// How a run ended when no invariant failed.
     public enum Outcome: Sendable, Hashable {
@@ -25,12 +26,18 @@ public enum EngineCheck {
         public var description: String { "event \(eventIndex): \(message)" }
     }
 
+    /// Every 16 frames the client reports the other focus: a swipe takes a few dozen.
+    static let focusFlipFrames = 16
+
     /// Feeds `events` from `device`. Throws a ``Violation`` when, after a frame, no
     /// contact is down as the engine sees it (every slot's tracking id ended, `BTN_TOUCH`
     /// released) but the arbiter is not idle: a pop or pan left in progress with no finger.
     public static func run(device: DeviceDescription, events: [InputEvent]) throws(Violation) -> Outcome {
         let client = ClientID(1)
-        var engine = GestureEngine(logger: Logger(label: "popgestured.check") { _ in SwiftLogNoOpLogHandler() })
+        var settings = GestureSettings()
+        settings.backInput = BackInputMap(standard: BackInput(codes: [56, 105], spelling: "alt+left"))
+        var engine = GestureEngine(
+            settings: settings, logger: Logger(label: "popgestured.check") { _ in SwiftLogNoOpLogHandler() })
         let start = events.first?.time ?? .zero
         do {
             try engine.perform(
@@ -54,6 +61,9 @@ public enum EngineCheck {
             feed.engine.drainEvents { produced += WireEncoding.encode($0).utf8.count > 0 ? 1 : 0 }
             guard event.isFrameEnd else { continue }
             frames += 1
+            if frames % focusFlipFrames == 0 {
+                feed.engine.reportFocus(frames % (2 * focusFlipFrames) != 0, by: client, at: event.time)
+            }
             guard let touches = feed.engine.touches(of: id) else {
                 throw Violation(eventIndex: index, message: "the device vanished from the engine")
             }
