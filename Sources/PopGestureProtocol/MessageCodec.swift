@@ -143,6 +143,11 @@ public enum MessageCodec {
             object["app"] = app.map(JSONValue.string)
             object["input"] = .string(input)
             object["reason"] = .string(reason.rawValue)
+        case .focusChanged(let source, let app, let pid, let navigator):
+            object["source"] = .string(source)
+            object["app"] = app.map(JSONValue.string)
+            object["pid"] = pid.map(JSONValue.integer)
+            object["navigator"] = navigator.map(JSONValue.string)
         }
         object["time_us"] = event.timeMicroseconds.map(JSONValue.integer)
         return .object(object)
@@ -297,6 +302,10 @@ public enum MessageCodec {
             return .inputCancelled(
                 app: try f.optionalString("app"), reason: ServerEvent.CancelReason(rawValue: try f.string("reason")),
                 timeMicroseconds: try f.integer("time_us"))
+        case .focusChanged:
+            return .focusChanged(
+                source: try f.string("source"), app: try f.optionalString("app"), pid: try f.optionalInteger("pid"),
+                navigator: try f.optionalString("navigator"))
         case .backInput:
             return .backInput(
                 app: try f.optionalString("app"), input: try f.string("input"),

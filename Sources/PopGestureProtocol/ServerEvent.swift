@@ -26,6 +26,9 @@ public enum ServerEvent: Sendable, Hashable {
     case inputCancelled(app: String?, reason: CancelReason, timeMicroseconds: Int64)
     /// That swipe committed: the daemon's virtual device sent `input` (`alt+left`).
     case backInput(app: String?, input: String, reason: FinishReason, timeMicroseconds: Int64)
+    /// Who has focus changed (`source`: `shell` or `clients`; the shell's window's `app`
+    /// and `pid`), or which navigator a back would reach now (nil: the back input or none).
+    case focusChanged(source: String, app: String?, pid: Int64?, navigator: String?)
 
     /// The event types, as `"type"` names them.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -37,6 +40,7 @@ public enum ServerEvent: Sendable, Hashable {
         case inputBegan = "input-began"
         case inputCancelled = "input-cancelled"
         case backInput = "back-input"
+        case focusChanged = "focus-changed"
     }
 
     public var kind: Kind {
@@ -51,6 +55,7 @@ public enum ServerEvent: Sendable, Hashable {
         case .inputBegan: .inputBegan
         case .inputCancelled: .inputCancelled
         case .backInput: .backInput
+        case .focusChanged: .focusChanged
         }
     }
 
@@ -60,7 +65,7 @@ public enum ServerEvent: Sendable, Hashable {
         case .popBegan(let n, _, _, _), .popProgress(let n, _, _, _), .popFinished(let n, _, _, _),
              .popCancelled(let n, _, _, _), .back(let n, _, _, _), .bar(let n, _, _):
             n
-        case .rejected, .inputBegan, .inputCancelled, .backInput: nil
+        case .rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged: nil
         }
     }
 
@@ -71,7 +76,7 @@ public enum ServerEvent: Sendable, Hashable {
              .popCancelled(_, _, _, let t), .back(_, _, _, let t), .rejected(_, _, let t), .inputBegan(_, let t),
              .inputCancelled(_, _, let t), .backInput(_, _, _, let t):
             t
-        case .bar: nil
+        case .bar, .focusChanged: nil
         }
     }
 

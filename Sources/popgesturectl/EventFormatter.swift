@@ -60,6 +60,9 @@ struct EventFormatter {
             "input  \(app ?? "(app unknown)")  \(reason)"
         case .backInput(let app, let input, let reason, _):
             "input  \(app ?? "(app unknown)")  \(input)  \(reason)"
+        case .focusChanged(let source, let app, let pid, let navigator):
+            "\(source == "shell" ? "\(app ?? "no app")\(pid.map { " (pid \($0))" } ?? ""), says the shell" : "clients' reports")"
+                + "  → \(navigator.map { "navigator \($0)" } ?? "back input")"
         }
     }
 

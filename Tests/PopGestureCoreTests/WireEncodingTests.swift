@@ -41,6 +41,10 @@ struct WireEncodingTests {
              json: #"{"type":"input-cancelled","reason":"released","time_us":12345678}"#),
         Line(event: .backInput(BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", reason: .fling, time: time),
              json: #"{"type":"back-input","app":"firefox","input":"alt+left","reason":"fling","time_us":12345678}"#),
+        Line(event: .focusChanged(FocusSummary(source: .shell, app: "firefox", pid: 42, navigator: nil)),
+             json: #"{"type":"focus-changed","source":"shell","app":"firefox","pid":42}"#),
+        Line(event: .focusChanged(FocusSummary(source: .clients, app: nil, pid: nil, navigator: "main")),
+             json: #"{"type":"focus-changed","source":"clients","navigator":"main"}"#),
     ]
 
     @Test("each event encodes to its exact JSON line", arguments: lines)
@@ -89,6 +93,10 @@ struct WireEncodingTests {
         case .backInput(let input, _, _, _):
             #expect(type == "back-input")
             #expect(object["input"] as? String == input.spelling)
+        case .focusChanged(let focus):
+            #expect(type == "focus-changed")
+            #expect(object["source"] as? String == focus.source.rawValue)
+            #expect(object["navigator"] as? String == focus.navigator)
         case .rejected(let reason, let device, _):
             #expect(type == "rejected")
             #expect(object["reason"] as? String == reason.rawValue)

@@ -156,6 +156,8 @@ struct RoundTripTests {
         .inputBegan(app: nil, timeMicroseconds: 8),
         .inputCancelled(app: "firefox", reason: .released, timeMicroseconds: 9),
         .backInput(app: nil, input: "alt+left", reason: .progress, timeMicroseconds: 10),
+        .focusChanged(source: "shell", app: "firefox", pid: 4321, navigator: nil),
+        .focusChanged(source: "clients", app: nil, pid: nil, navigator: "main"),
     ]
 
     @Test("every event decodes to itself", arguments: events)

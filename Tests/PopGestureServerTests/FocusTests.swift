@@ -99,6 +99,22 @@ import Testing
         #expect(status.contains(#""lastBack":{"target":"input","input":"alt+left"}"#))
     }
 
+    @Test("observers see focus-changed when the focus or the navigator in front changes, and only then")
+    func observersSeeFocusChanges() {
+        var h = Self.harness()
+        let observer = h.connect()
+        _ = h.send(#"{"type":"subscribe"}"#, from: observer)
+        let shell = h.connect(greeted: false)
+        let hello = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: shell)
+        #expect(hello.lines(to: observer) == [#"{"type":"focus-changed","source":"shell"}"#])
+        let first = h.send(#"{"type":"focused-window","app":"firefox","pid":55}"#, from: shell)
+        #expect(first.lines(to: observer) == [#"{"type":"focus-changed","source":"shell","app":"firefox","pid":55}"#])
+        #expect(h.send(#"{"type":"focused-window","app":"firefox","pid":55}"#, from: shell).lines(to: observer).isEmpty,
+                "the same window again changes nothing")
+        let gone = h.clientDisconnected(shell, at: h.time)
+        #expect(gone.lines(to: observer) == [#"{"type":"focus-changed","source":"clients"}"#])
+    }
+
     @Test("a later hello may not change the app id or the role")
     func helloSaysWhoOnce() {
         var h = Self.harness()

@@ -24,6 +24,8 @@ public enum EngineEvent: Sendable, Hashable {
     case inputCancelled(app: String?, reason: PopCancelReason, time: Timestamp)
     /// That swipe committed: the daemon's virtual device is to send `input`.
     case backInput(BackInput, app: String?, reason: CommitReason, time: Timestamp)
+    /// Who has focus changed, or which navigator a back would reach: observers only.
+    case focusChanged(FocusSummary)
 
     /// The client that owns the navigator this event is about; nil for observer-only events.
     public var owner: ClientID? {
@@ -32,7 +34,7 @@ public enum EngineEvent: Sendable, Hashable {
             t.owner
         case .back(_, let owner, _, _, _), .bar(_, let owner, _, _):
             owner
-        case .rejected, .inputBegan, .inputCancelled, .backInput:
+        case .rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged:
             nil
         }
     }

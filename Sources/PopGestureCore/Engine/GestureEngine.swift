@@ -251,6 +251,8 @@ public struct GestureEngine: Sendable {
 
     /// A client said who it is in `hello` (see ``NavigationState/identify(_:app:pid:isShell:)``).
     public mutating func identify(_ client: ClientID, app: String?, pid: Int32?, isShell: Bool) {
+        let before = navigation.focusSummary
+        defer { emitFocusChange(since: before) }
         navigation.identify(client, app: app, pid: pid, isShell: isShell)
         logger.debug("\(client): app \(app ?? "unknown"), pid \(pid.map(String.init) ?? "unknown")\(isShell ? ", the shell" : "")")
     }
@@ -258,6 +260,8 @@ public struct GestureEngine: Sendable {
     /// A client's window gained or lost focus. A pop in flight keeps its target: the
     /// finger already chose it.
     public mutating func reportFocus(_ focused: Bool, by client: ClientID, at time: Timestamp) {
+        let before = navigation.focusSummary
+        defer { emitFocusChange(since: before) }
         navigation.reportFocus(focused, by: client)
         logger.debug("\(client) \(focused ? "gained" : "lost") focus; in front: \(frontDescription)")
     }
@@ -266,8 +270,16 @@ public struct GestureEngine: Sendable {
     public mutating func shellReports(
         _ window: FocusState.Window, by client: ClientID, at time: Timestamp
     ) throws(NavigationError) {
+        let before = navigation.focusSummary
+        defer { emitFocusChange(since: before) }
         try navigation.shellReports(window, by: client)
         logger.debug("focused window: app \(window.app ?? "unknown"), pid \(window.pid.map(String.init) ?? "unknown"); in front: \(frontDescription)")
+    }
+
+    /// Tells observers when focus, or the navigator a back would reach, changed.
+    private mutating func emitFocusChange(since before: FocusSummary) {
+        let now = navigation.focusSummary
+        if now != before { outbox.append(.focusChanged(now)) }
     }
 
     /// What a back would reach now, for the log.
@@ -281,9 +293,11 @@ public struct GestureEngine: Sendable {
 
     /// Forgets a client that went away, with its navigators.
     public mutating func clientDisconnected(_ client: ClientID, at time: Timestamp) {
+        let before = navigation.focusSummary
         for id in navigation.removeAll(ownedBy: client) {
             abandonPopIfStackChanged(id, time: time)
         }
+        emitFocusChange(since: before)
     }
 
     // MARK: - Output

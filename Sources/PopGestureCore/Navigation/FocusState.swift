@@ -99,3 +99,20 @@ public struct FocusState: Sendable, Hashable {
         }
     }
 }
+
+/// What observers are told when focus changes: whose word decides, the focused window
+/// (from a shell), and the navigator a back would reach now.
+public struct FocusSummary: Sendable, Hashable {
+    public var source: FocusState.Source
+    public var app: String?
+    public var pid: Int32?
+    /// The navigator in front of a focused client; nil when a back would go to the back input or nowhere.
+    public var navigator: String?
+
+    public init(source: FocusState.Source, app: String?, pid: Int32?, navigator: String?) {
+        self.source = source
+        self.app = app
+        self.pid = pid
+        self.navigator = navigator
+    }
+}

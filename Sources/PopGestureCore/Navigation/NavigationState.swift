@@ -61,6 +61,12 @@ public struct NavigationState: Sendable {
         return nil
     }
 
+    /// Who has focus and which navigator is in front, for observers.
+    public var focusSummary: FocusSummary {
+        FocusSummary(source: focus.source, app: focus.focusedApp, pid: focus.shell == nil ? nil : focus.window?.pid,
+                     navigator: front?.id)
+    }
+
     /// Where a back gesture would go now: the navigator in front, else the back input
     /// `backInput` names for the focused app; nil when neither.
     public func destination(backInput: BackInputMap) -> BackDestination? {

@@ -41,6 +41,9 @@ extension ServerEvent {
             self = .inputBegan(app: app, timeMicroseconds: time.microseconds)
         case .inputCancelled(let app, let reason, let time):
             self = .inputCancelled(app: app, reason: CancelReason(reason), timeMicroseconds: time.microseconds)
+        case .focusChanged(let focus):
+            self = .focusChanged(
+                source: focus.source.rawValue, app: focus.app, pid: focus.pid.map(Int64.init), navigator: focus.navigator)
         case .backInput(let input, let app, let reason, let time):
             self = .backInput(
                 app: app, input: input.spelling, reason: FinishReason(reason), timeMicroseconds: time.microseconds)
