@@ -48,6 +48,9 @@ enum SessionCommand: Equatable {
 
     /// The event types `wait` accepts; a typo must not wait forever.
     static let eventTypes = ServerEvent.Kind.allCases.map(\.rawValue)
+    /// The events about no navigator, which observers alone receive.
+    static let observerOnlyEvents: Set<String> = Set(
+        [ServerEvent.Kind.rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged].map(\.rawValue))
 
     /// Parses one line; nil for a blank line or a comment.
     static func parse(_ line: String) throws(SessionSyntaxError) -> SessionCommand? {
@@ -102,8 +105,8 @@ enum SessionCommand: Equatable {
                 throw SessionSyntaxError("wait: no event called \(event); one of \(eventTypes.joined(separator: ", "))")
             }
             let navigator = positionals.count == 2 ? positionals[1].text : nil
-            if navigator != nil, event == "rejected" {
-                throw SessionSyntaxError("wait: rejected belongs to no navigator")
+            if navigator != nil, Self.observerOnlyEvents.contains(event) {
+                throw SessionSyntaxError("wait: \(event) belongs to no navigator")
             }
             return .wait(event: event, navigator: navigator, timeout: timeout)
         case "sleep":

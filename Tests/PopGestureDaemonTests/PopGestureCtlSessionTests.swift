@@ -110,6 +110,7 @@ import Testing
         ("wait", "usage: wait EVENT"),
         ("wait backs", "no event called backs"),
         ("wait rejected main", "rejected belongs to no navigator"),
+        ("wait back-input main", "back-input belongs to no navigator"),
         ("wait back --timeout soon", "not a number of seconds"),
         ("sleep", "usage: sleep SECONDS"),
         ("sleep -1", "not a number of seconds"),
