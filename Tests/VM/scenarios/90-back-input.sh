@@ -136,23 +136,60 @@ daemon_alive
 stop_daemon
 wait_for 30 "the back input device to go with the daemon" sh -c "! grep -qx '$BACK_INPUT_NAME' /sys/class/input/event*/device/name 2>/dev/null"
 
-# Without write access to /dev/uinput the daemon goes on, with the back input off.
-nobody_dir="$RUNDIR/nobody"
-mkdir -p "$nobody_dir" && chmod 0777 "$nobody_dir"
-ls -l /dev/uinput >&2
-nobody_log="$WORK/daemon-nobody.log"
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$POPGESTURED" --socket "$nobody_dir/sock" >"$nobody_log" 2>&1 &
-nobody_pid=$!
-BG_PIDS+=("$nobody_pid")
-_nobody_ready() {
-    alive "$nobody_pid" || { cat "$nobody_log" >&2; fail "the daemon without /dev/uinput exited instead of going on"; }
-    grep -qiw ready "$nobody_log"
+# The daemon as nobody, in the supplementary GROUP ("" for none), with its own
+# socket folder ($RUNDIR is root's, 0700). Sets NOBODY_PID and NOBODY_LOG.
+start_as_nobody() {
+    local group=$1 dir
+    dir=$(mktemp -d /run/vmtest-nobody.XXXXXX)
+    chmod 0777 "$dir"
+    NOBODY_LOG="$WORK/daemon-nobody${group:+-$group}.log"
+    if [ -n "$group" ]; then
+        setpriv --reuid=nobody --regid=nogroup --groups="$group" "$POPGESTURED" --socket "$dir/sock" >"$NOBODY_LOG" 2>&1 &
+    else
+        setpriv --reuid=nobody --regid=nogroup --clear-groups "$POPGESTURED" --socket "$dir/sock" >"$NOBODY_LOG" 2>&1 &
+    fi
+    NOBODY_PID=$!
+    BG_PIDS+=("$NOBODY_PID")
+    wait_for 120 "the daemon as nobody${group:+ in $group} to be ready" _nobody_ready
 }
-wait_for 120 "the daemon without /dev/uinput to be ready" _nobody_ready
-grep -E 'back input off: cannot create the back input device on /dev/uinput: Permission denied' "$nobody_log" >&2 ||
-    { cat "$nobody_log" >&2; fail "no warning saying the back input is off and why"; }
-grep -q 'popgestured-uinput' "$nobody_log" || fail "the warning does not name the fix (the popgestured-uinput group)"
+_nobody_ready() {
+    alive "$NOBODY_PID" || { cat "$NOBODY_LOG" >&2; fail "the daemon as nobody exited instead of going on"; }
+    grep -qiw ready "$NOBODY_LOG"
+}
+stop_nobody() {
+    kill -TERM "$NOBODY_PID"
+    try_wait 30 not_alive "$NOBODY_PID" || fail "the daemon as nobody ignored SIGTERM"
+}
+
+# Without write access to /dev/uinput (root:root 0600) the daemon goes on, with the
+# back input off, and says why and what to do.
+ls -l /dev/uinput >&2
+start_as_nobody ""
+grep -E 'back input off: cannot create the back input device on /dev/uinput: Permission denied' "$NOBODY_LOG" >&2 ||
+    { cat "$NOBODY_LOG" >&2; fail "no warning saying the back input is off and why"; }
+grep -q 'popgestured-uinput' "$NOBODY_LOG" || fail "the warning does not name the fix (the popgestured-uinput group)"
 has_back_input_node && fail "a back input device exists although the daemon could not open /dev/uinput"
-kill -TERM "$nobody_pid"
-try_wait 30 not_alive "$nobody_pid" || fail "the daemon without /dev/uinput ignored SIGTERM"
+stop_nobody
 log "without /dev/uinput: the daemon runs, the back input is off, the log says why"
+
+# The shipped udev rule gives /dev/uinput to a group, 0660, and a daemon in that
+# group makes its device. The group is swapped for "input", which exists here:
+# the VM shares the host's /etc, so systemd-sysusers must not run in it.
+rule=/run/udev/rules.d/70-popgestured-uinput.rules
+mkdir -p /run/udev/rules.d
+sed 's/GROUP="popgestured-uinput"/GROUP="input"/' "$REPO/systemd/udev/70-popgestured-uinput.rules" >"$rule"
+grep -q 'GROUP="input"' "$rule" || fail "systemd/udev/70-popgestured-uinput.rules no longer sets GROUP=\"popgestured-uinput\""
+UDEV_RULES+=("$rule")
+udevadm control --reload
+udevadm trigger --action=change --sysname-match=uinput
+udevadm settle --timeout=60 || true
+uinput_mode=$(stat -c '%G %a' /dev/uinput)
+# Back to the kernel's root:root 0600 whatever happens next.
+restore_uinput() { chgrp root /dev/uinput; chmod 0600 /dev/uinput; }
+[ "$uinput_mode" = "input 660" ] || { restore_uinput; fail "the udev rule left /dev/uinput as $uinput_mode, not input 660"; }
+log "the shipped udev rule: /dev/uinput is $uinput_mode"
+start_as_nobody input
+try_wait 60 has_back_input_node || { restore_uinput; cat "$NOBODY_LOG" >&2; fail "the daemon in the uinput group made no back input device"; }
+stop_nobody
+restore_uinput
+log "in the group the udev rule names, the daemon as nobody makes its back input device"
