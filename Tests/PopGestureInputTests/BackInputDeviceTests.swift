@@ -65,4 +65,39 @@ import Testing
         let error = #expect(throws: InputError.self) { try device.send(Self.altLeft) }
         #expect(error?.code == .undeclaredCode)
     }
+
+    @Test(.enabled(if: hasUinput, "needs /dev/uinput; this kernel has none (the VM tier covers it)"))
+    func aMouseButtonMakesAPointer() throws {
+        let side = BackInput(codes: [UInt16(BTN_SIDE)], spelling: "side")!
+        let device = try BackInputDevice(codes: Set(side.codes))
+        let devnode = try #require(device.devnode)
+        let fd = try FileDescriptor.open(FilePath(devnode), .readOnly, options: [.nonBlocking])
+        defer { try? fd.close() }
+        var created: OpaquePointer?
+        #expect(libevdev_new_from_fd(fd.rawValue, &created) == 0)
+        let evdev = try #require(created)
+        defer { libevdev_free(evdev) }
+        #expect(String(cString: libevdev_get_name(evdev)) == BackInputDevice.name)
+        #expect(libevdev_get_id_bustype(evdev) == BUS_VIRTUAL)
+        #expect(libevdev_has_event_code(evdev, UInt32(EV_KEY), UInt32(BTN_SIDE)) == 1)
+        #expect(libevdev_has_event_code(evdev, UInt32(EV_KEY), UInt32(BTN_LEFT)) == 1)
+        #expect(libevdev_has_event_code(evdev, UInt32(EV_REL), UInt32(REL_X)) == 1)
+        #expect(libevdev_has_event_code(evdev, UInt32(EV_REL), UInt32(REL_Y)) == 1)
+        #expect(libevdev_has_event_code(evdev, UInt32(EV_KEY), UInt32(KEY_LEFTALT)) == 0)
+        try device.send(side)
+    }
+
+    @Test(.enabled(if: hasUinput, "needs /dev/uinput; this kernel has none (the VM tier covers it)"))
+    func keysAloneMakeNoPointer() throws {
+        let device = try BackInputDevice(codes: Set(Self.altLeft.codes))
+        let fd = try FileDescriptor.open(FilePath(try #require(device.devnode)), .readOnly, options: [.nonBlocking])
+        defer { try? fd.close() }
+        var created: OpaquePointer?
+        #expect(libevdev_new_from_fd(fd.rawValue, &created) == 0)
+        let evdev = try #require(created)
+        defer { libevdev_free(evdev) }
+        #expect(libevdev_has_event_type(evdev, UInt32(EV_REL)) == 0)
+        #expect(libevdev_has_event_code(evdev, UInt32(EV_KEY), UInt32(BTN_LEFT)) == 0)
+        #expect(libevdev_has_event_code(evdev, UInt32(EV_KEY), UInt32(KEY_LEFT)) == 1)
+    }
 }
