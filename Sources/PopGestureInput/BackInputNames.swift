@@ -95,8 +95,11 @@ public enum BackInputNames {
             }
             codes.append(code)
         }
-        // Non-empty and at most maximumCodes, both checked above.
-        return BackInput(codes: codes, spelling: spelling(of: codes))!
+        // Non-empty and at most maximumCodes, both checked above; never nil.
+        guard let input = BackInput(codes: codes, spelling: spelling(of: codes)) else {
+            throw BackInputNameError(.tooManyNames, "a back input has 1 to \(BackInput.maximumCodes) keys")
+        }
+        return input
     }
 
     /// The `EV_KEY` code of one token, by the rules of ``parse(_:)``; nil when none.
