@@ -1,5 +1,6 @@
 import Logging
 import PopGestureCore
+import PopGestureInput
 
 /// How touchpads take part in the back gesture.
 public enum TouchpadMode: String, Sendable, Hashable, CaseIterable {
@@ -55,6 +56,18 @@ public struct Configuration: Sendable, Hashable {
     public var clients: ClientsMode
     /// `log-level`. Default `info`, swift-log's own.
     public var logLevel: Logger.Level
+    /// What a committed back sends, through the daemon's virtual device, to an app
+    /// with no navigator in front. `standard` is `back-input`, default ``defaultBackInput``
+    /// (Alt+Left: docs/CONFIGURATION.md says why); `apps` is the `[back-input]` section,
+    /// default empty.
+    public var backInput: BackInputMap
+    /// `back-input-mode`: where a swipe may start when it goes to the back input.
+    /// Default `.edge`, as Android's system back: the app under the finger gets those
+    /// touches too, so a swipe from mid-screen would pan a map and go back at once.
+    public var backInputMode: GestureMode
+
+    /// Alt+Left: `KEY_LEFTALT`, `KEY_LEFT`.
+    public static let defaultBackInput: BackInput? = try? BackInputNames.parse("alt+left")
 
     /// The defaults.
     public init() {
@@ -68,6 +81,8 @@ public struct Configuration: Sendable, Hashable {
         socketPath = Self.defaultSocketPath
         clients = .seat
         logLevel = .info
+        backInput = BackInputMap(standard: Self.defaultBackInput)
+        backInputMode = .edge
     }
 
     // MARK: - Loading
@@ -123,7 +138,8 @@ public struct Configuration: Sendable, Hashable {
         }
     }
 
-    /// Applies the file's values over `self`; errors name the entry's line.
+    /// Applies the file's values over `self`; errors name the entry's line. The
+    /// `[back-input]` section, when the file has one, replaces the table.
     public mutating func merge(_ file: ConfigurationFile) throws(ConfigurationError) {
         for entry in file.entries {
             do {
@@ -134,6 +150,18 @@ public struct Configuration: Sendable, Hashable {
                     error.message)
             }
         }
+        guard let section = file.backInputApps else { return }
+        var apps: [String: BackInput?] = [:]
+        for entry in section {
+            do {
+                apps[entry.app] = .some(try BackInputNames.parse(entry.value))
+            } catch {
+                throw ConfigurationError(
+                    .invalidValue, origin: .file(path: file.path, line: entry.line),
+                    key: ConfigurationFile.Section.backInput.key(entry.app), error.message)
+            }
+        }
+        backInput.apps = apps
     }
 
     /// Command-line values go through the same parser and checks as the file's, so
@@ -175,9 +203,20 @@ public struct Configuration: Sendable, Hashable {
         key.value(in: self)
     }
 
-    /// The keys whose value differs from `previous`'s.
+    /// The keys whose value differs from `previous`'s. `back-input` is among them
+    /// when the `[back-input]` table changed too; ``changedBackInputApps(since:)`` says
+    /// which apps.
     public func changedKeys(since previous: Configuration) -> Set<Key> {
-        Set(Key.allCases.filter { value(of: $0) != previous.value(of: $0) })
+        var keys = Set(Key.allCases.filter { value(of: $0) != previous.value(of: $0) })
+        if backInput.apps != previous.backInput.apps { keys.insert(.backInput) }
+        return keys
+    }
+
+    /// The app ids whose `[back-input]` entry was added, removed or changed since
+    /// `previous`, sorted: for the reload's log line.
+    public func changedBackInputApps(since previous: Configuration) -> [String] {
+        let ids = Set(backInput.apps.keys).union(previous.backInput.apps.keys)
+        return ids.filter { backInput.apps[$0] != previous.backInput.apps[$0] }.sorted()
     }
 
     // MARK: - Applying

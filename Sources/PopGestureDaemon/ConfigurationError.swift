@@ -24,6 +24,16 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         public static let unknownKey = Code(rawValue: "unknown-key")
         public static let duplicateKey = Code(rawValue: "duplicate-key")
         public static let invalidValue = Code(rawValue: "invalid-value")
+        /// A `[section]` line naming a section other than `[back-input]`.
+        public static let unknownSection = Code(rawValue: "unknown-section")
+        /// `[back-input]` a second time.
+        public static let duplicateSection = Code(rawValue: "duplicate-section")
+        /// An app named twice in `[back-input]`.
+        public static let duplicateApp = Code(rawValue: "duplicate-app")
+        /// An app id that is too long or holds a space or a control character.
+        public static let invalidAppID = Code(rawValue: "invalid-app-id")
+        /// More than `BackInputMap.maximumApps` (256) apps in `[back-input]`.
+        public static let tooManyApps = Code(rawValue: "too-many-apps")
     }
 
     /// Where the problem is.

@@ -1,12 +1,15 @@
 import SystemPackage
+import PopGestureCore
 
-/// The text of a configuration file: one `key = value` per line.
+/// The text of a configuration file: one `key = value` per line, then optionally
+/// the one section, `[back-input]`, whose lines are `app-id = input`.
 ///
 /// Blank lines and lines whose first non-blank character is `#` are ignored.
 /// Comments only take whole lines, as in systemd's and sysctl's files, so a value
-/// may hold a `#`. Spaces around the key and the value are trimmed. There are no
-/// sections and no quoting. Unknown keys, a key set twice, and any other line are
-/// errors naming the file and line.
+/// may hold a `#`. Spaces around the key and the value are trimmed. There is no
+/// quoting. Unknown keys and sections, a key, section or app set twice, and any
+/// other line are errors naming the file and line. Every line after a section's
+/// header belongs to the section.
 public struct ConfigurationFile: Sendable, Hashable {
     public struct Entry: Sendable, Hashable {
         public var key: Configuration.Key
@@ -16,13 +19,41 @@ public struct ConfigurationFile: Sendable, Hashable {
         public var line: Int
     }
 
+    /// A line of the `[back-input]` section: which input an app gets.
+    public struct AppEntry: Sendable, Hashable {
+        /// The app id (Wayland's `app_id`, X11's `WM_CLASS` class), as written.
+        public var app: String
+        /// The text after `=`, trimmed: an input's names, or `none`.
+        public var value: String
+        /// 1-based.
+        public var line: Int
+    }
+
+    /// The sections a file may have.
+    public enum Section: String, Sendable, Hashable, CaseIterable {
+        /// `app-id = input`: the per-app overrides of `back-input`.
+        case backInput = "back-input"
+
+        /// How errors name a line of the section: `[back-input] firefox`.
+        public func key(_ name: String) -> String { "[\(rawValue)] \(name)" }
+    }
+
+    /// An app id has at most 255 bytes, as the protocol's `hello` allows.
+    public static let maximumAppIDBytes = 255
+
     public let path: String
     /// In file order, each key at most once.
     public private(set) var entries: [Entry] = []
+    /// The `[back-input]` section in file order, each app at most once and at most
+    /// `BackInputMap.maximumApps` of them; nil when the file has no such section.
+    public private(set) var backInputApps: [AppEntry]?
 
     public init(parsing text: String, path: String) throws(ConfigurationError) {
         self.path = path
         var firstLine: [Configuration.Key: Int] = [:]
+        var sectionLine: [Section: Int] = [:]
+        var appLine: [String: Int] = [:]
+        var section: Section?
         // By Character: "\r\n" is one Character, so splitting on "\n" would miss it.
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         for (index, raw) in lines.enumerated() {
@@ -32,6 +63,20 @@ public struct ConfigurationFile: Sendable, Hashable {
             func error(_ code: ConfigurationError.Code, key: String?, _ message: String) -> ConfigurationError {
                 ConfigurationError(code, origin: .file(path: path, line: number), key: key, message)
             }
+            if line.first == "[" {
+                let name = String(line.dropFirst().prefix { $0 != "]" }.trimmed)
+                guard line.last == "]", let found = Section(rawValue: name) else {
+                    let known = Section.allCases.map { "[\($0.rawValue)]" }.joined(separator: ", ")
+                    throw error(.unknownSection, key: nil, "unknown section \"\(line)\"; the only one is \(known)")
+                }
+                if let first = sectionLine[found] {
+                    throw error(.duplicateSection, key: nil, "section [\(name)] again; first on line \(first)")
+                }
+                sectionLine[found] = number
+                section = found
+                backInputApps = []
+                continue
+            }
             guard let equals = line.firstIndex(of: "=") else {
                 let word = line.prefix { !$0.isWhitespace }
                 throw error(.notKeyValue, key: String(word), "expected \"key = value\", got \"\(line)\"")
@@ -40,6 +85,21 @@ public struct ConfigurationFile: Sendable, Hashable {
             guard !name.isEmpty else {
                 throw error(.notKeyValue, key: nil, "expected \"key = value\", got \"\(line)\"")
             }
+            let value = String(line[line.index(after: equals)...].trimmed)
+            if let section {
+                let app = section.key(name)
+                if let problem = Self.appIDProblem(name) { throw error(.invalidAppID, key: app, problem) }
+                if let first = appLine[name] {
+                    throw error(.duplicateApp, key: app, "set again; first set on line \(first)")
+                }
+                guard appLine.count < BackInputMap.maximumApps else {
+                    throw error(
+                        .tooManyApps, key: app, "[\(section.rawValue)] may name at most \(BackInputMap.maximumApps) apps")
+                }
+                appLine[name] = number
+                backInputApps?.append(AppEntry(app: name, value: value, line: number))
+                continue
+            }
             guard let key = Configuration.Key(rawValue: name) else {
                 throw error(.unknownKey, key: name, "unknown key\(Self.suggestion(for: name))")
             }
@@ -47,8 +107,21 @@ public struct ConfigurationFile: Sendable, Hashable {
                 throw error(.duplicateKey, key: name, "set again; first set on line \(first)")
             }
             firstLine[key] = number
-            entries.append(Entry(key: key, value: String(line[line.index(after: equals)...].trimmed), line: number))
+            entries.append(Entry(key: key, value: value, line: number))
         }
+    }
+
+    /// Why `name` is no app id, or nil when it is one: at most ``maximumAppIDBytes``
+    /// bytes, no control characters and no spaces (app ids are reverse-DNS names or
+    /// WM_CLASS words; a space is a typo such as a missing `=`).
+    static func appIDProblem(_ name: String) -> String? {
+        if name.utf8.count > maximumAppIDBytes {
+            return "an app id has at most \(maximumAppIDBytes) bytes; this one has \(name.utf8.count)"
+        }
+        if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.isWhitespace }) {
+            return "an app id has no spaces or control characters, got \"\(name)\""
+        }
+        return nil
     }
 
     /// A configuration file may hold this many bytes: 64 KiB. Every key set with a

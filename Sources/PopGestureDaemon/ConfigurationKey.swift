@@ -1,5 +1,6 @@
 import Logging
 import PopGestureCore
+import PopGestureInput
 import PopGestureSystem
 
 extension Configuration {
@@ -22,6 +23,8 @@ extension Configuration {
         public let summary: String
         /// Parses and checks `text`, and stores it; false when it is refused.
         private let assign: @Sendable (inout Configuration, String) -> Bool
+        /// Why a refused text was refused, when the parser can say more than ``expected``.
+        private let explain: (@Sendable (String) -> String?)?
         /// The value as the file spells it.
         private let formatValue: @Sendable (Configuration) -> String
 
@@ -29,12 +32,14 @@ extension Configuration {
         init<Value>(
             _ name: String, flag: String? = nil, _ path: WritableKeyPath<Configuration, Value> & Sendable,
             expected: String, summary: String,
-            parse: @escaping @Sendable (String) -> Value?, format: @escaping @Sendable (Value) -> String
+            parse: @escaping @Sendable (String) -> Value?, format: @escaping @Sendable (Value) -> String,
+            explain: (@Sendable (String) -> String?)? = nil
         ) {
             rawValue = name
             self.flag = flag ?? name
             self.expected = expected
             self.summary = summary
+            self.explain = explain
             assign = { configuration, text in
                 guard let value = parse(text) else { return false }
                 configuration[keyPath: path] = value
@@ -73,7 +78,8 @@ extension Configuration {
         func set(_ text: String, in configuration: inout Configuration) throws(Configuration.ValueError) {
             guard assign(&configuration, text) else {
                 // A trailing comment is the likeliest reason for a puzzling value.
-                let hint = text.contains("#") ? " (comments must be on a line of their own)" : ""
+                var hint = text.contains("#") ? " (comments must be on a line of their own)" : ""
+                if let reason = explain?(text) { hint = ": " + reason + hint }
                 throw Configuration.ValueError(message: "expected \(expected), got \"\(text)\"\(hint)")
             }
         }
@@ -94,7 +100,8 @@ extension Configuration.Key {
     /// Every key, in the order the documentation lists them.
     public static let allCases: [Self] = [
         .mode, .edgeWidth, .decisionDistance, .maxAngle, .commitProgress, .flingVelocity, .layout,
-        .transitionTimeout, .rotation, .touchpads, .screen, .socket, .clients, .logLevel,
+        .transitionTimeout, .rotation, .touchpads, .screen, .socket, .clients, .logLevel, .backInput,
+        .backInputMode,
     ]
 
     /// The keys that shape the gesture itself, which `replay` takes as flags too;
@@ -156,6 +163,29 @@ extension Configuration.Key {
         "clients", \.clients, summary: "Who may connect: seat (root, the daemon's user, each seat's active user) or any.")
     public static let logLevel = Self(
         "log-level", \.logLevel, summary: "trace, debug, info, notice, warning, error or critical.")
+    public static let backInput = Self(
+        "back-input", \.backInput.standard,
+        expected: "key or button names joined by + (such as alt+left, back or side), or none",
+        summary: "What a back sends to apps without a navigator: keys or buttons joined by + (alt+left), or none.",
+        parse: { text in
+            do throws(BackInputNameError) {
+                return .some(try BackInputNames.parse(text))
+            } catch {
+                return nil
+            }
+        },
+        format: { $0?.spelling ?? BackInputNames.none },
+        explain: { text in
+            do throws(BackInputNameError) {
+                _ = try BackInputNames.parse(text)
+                return nil
+            } catch {
+                return error.message
+            }
+        })
+    public static let backInputMode = Self(
+        "back-input-mode", \.backInputMode,
+        summary: "Where a back for apps without a navigator may start: edge (the leading edge zone) or fullscreen.")
 }
 
 extension Duration {

@@ -23,6 +23,11 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let udev = Code(rawValue: "udev")
         /// A loop's own descriptors (signalfd, timerfd, wake pipe) could not be set up.
         public static let loopSetup = Code(rawValue: "loop-setup")
+        /// The back input device could not be created (no `/dev/uinput`, no permission)
+        /// or written to. The message says the cause and the fix.
+        public static let uinput = Code(rawValue: "uinput")
+        /// A back input names a key the back input device was not created with.
+        public static let undeclaredCode = Code(rawValue: "undeclared-code")
     }
 
     public var code: Code

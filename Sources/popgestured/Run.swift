@@ -23,6 +23,8 @@ struct Run: ParsableCommand {
     @Option(name: .setting(.screen), help: .setting(.screen)) var screen: String?
     @Option(name: .setting(.clients), help: .setting(.clients)) var clients: String?
     @Option(name: .setting(.logLevel), help: .setting(.logLevel)) var logLevel: String?
+    @Option(name: .setting(.backInput), help: .setting(.backInput)) var backInput: String?
+    @Option(name: .setting(.backInputMode), help: .setting(.backInputMode)) var backInputMode: String?
 
     @Flag(name: .shortAndLong, help: "Same as --log-level debug: every state transition.")
     var verbose = false
@@ -35,6 +37,8 @@ struct Run: ParsableCommand {
         overrides[.screen] = screen
         overrides[.clients] = clients
         overrides[.logLevel] = verbose ? "debug" : logLevel
+        overrides[.backInput] = backInput
+        overrides[.backInputMode] = backInputMode
         return overrides
     }
 

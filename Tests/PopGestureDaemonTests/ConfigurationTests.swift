@@ -30,6 +30,8 @@ private let everyKey = """
     socket = /run/popgestured/other#1.sock
     clients = any
     log-level = debug
+    back-input = KEY_BACK
+    back-input-mode = fullscreen
     """
 
 @Suite struct ConfigurationDefaultsTests {
@@ -99,6 +101,8 @@ private let everyKey = """
         #expect(configuration.socketPath == "/run/popgestured/other#1.sock")
         #expect(configuration.clients == .any)
         #expect(configuration.logLevel == .debug)
+        #expect(configuration.backInput.standard?.spelling == "back")
+        #expect(configuration.backInputMode == .fullscreen)
         // The sample really covers every key: none is left at its default.
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
     }
@@ -111,6 +115,8 @@ private let everyKey = """
         ("clients", "seat"), ("clients", "any"), ("log-level", "trace"), ("log-level", "notice"), ("log-level", "critical"),
         ("commit-progress", "0"), ("commit-progress", "1"), ("max-angle-degrees", "90"),
         ("transition-timeout-ms", "0"), ("transition-timeout-ms", "60000"), ("edge-width-mm", "1e1"),
+        ("back-input", "none"), ("back-input", "side"), ("back-input", "Ctrl+BTN_EXTRA"),
+        ("back-input-mode", "fullscreen"), ("back-input-mode", "edge"),
     ])
     func everyAllowedValueIsTaken(key: String, value: String) throws {
         let configuration = try Configuration.parse("\(key) = \(value)", path: path)
@@ -197,8 +203,10 @@ private let everyKey = """
              description: "\(path):3: mode: set again; first set on line 1"),
         Case(text: "mode = edge\ncommit-progress 0.3", code: .notKeyValue, line: 2, key: "commit-progress",
              description: #"\#(path):2: commit-progress: expected "key = value", got "commit-progress 0.3""#),
-        Case(text: "[gesture]", code: .notKeyValue, line: 1, key: "[gesture]",
-             description: #"\#(path):1: [gesture]: expected "key = value", got "[gesture]""#),
+        Case(text: "[gesture]", code: .unknownSection, line: 1, key: nil,
+             description: #"\#(path):1: unknown section "[gesture]"; the only one is [back-input]"#),
+        Case(text: "[back-input]\nfirefox = alt+lft", code: .invalidValue, line: 2, key: "[back-input] firefox",
+             description: #"\#(path):2: [back-input] firefox: "lft" is no key or button name (such as left, back, side or KEY_BACK)"#),
         Case(text: "mode = edge\r\nrotation = 45\r\n", code: .invalidValue, line: 2, key: "rotation",
              description: #"\#(path):2: rotation: expected 0, 90, 180 or 270, got "45""#),
         Case(text: "= 0.3", code: .notKeyValue, line: 1, key: nil,
@@ -243,6 +251,7 @@ private let everyKey = """
             .commitProgress: "0.6", .flingVelocity: "300", .layout: "rtl",
             .transitionTimeout: "500", .rotation: "90", .touchpads: "one-finger",
             .socket: "/tmp/pg.sock", .clients: "any", .logLevel: "trace", .screen: "DSI-1",
+            .backInput: "none", .backInputMode: "fullscreen",
         ]
         let configuration = try Configuration.parse("", path: path, overrides: overrides)
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
@@ -273,6 +282,7 @@ private let everyKey = """
         ("commit-progress", "1.5"), ("fling-velocity-mm-per-s", "nan"), ("transition-timeout-ms", "60001"),
         ("rotation", "-90"), ("mode", "sideways"), ("layout", "up"), ("touchpads", "three-finger"),
         ("socket", "relative.sock"), ("clients", "nobody"), ("log-level", "loud"),
+        ("back-input", "alt+leftt"), ("back-input", "alt+alt"), ("back-input", ""), ("back-input-mode", "anywhere"),
     ])
     func aFlagIsRefusedWithTheFilesWords(name: String, text: String) throws {
         let key = try #require(Configuration.Key(rawValue: name))
@@ -293,6 +303,7 @@ private let everyKey = """
         #expect(Configuration.Key.allCases.map(\.flag) == [
             "mode", "edge-width", "decision-distance", "max-angle", "commit-progress", "fling-velocity", "layout",
             "transition-timeout", "rotation", "touchpads", "screen", "socket", "clients", "log-level",
+            "back-input", "back-input-mode",
         ])
     }
 

@@ -10,9 +10,13 @@ of interest, flushed at once, all times in microseconds of CLOCK_MONOTONIC:
   up <event_us> <read_us>        a frame in which the last finger lifted
   frame <event_us> <read_us>     every frame (only with --frames)
   dropped <event_us> <read_us>   SYN_DROPPED
+  key <code> <value> <event_us>  every EV_KEY event (only with --keys; codes in
+                                 decimal, as linux/input-event-codes.h: 56 is
+                                 KEY_LEFTALT, 105 KEY_LEFT, 0x113 = 275 BTN_SIDE)
+  syn <event_us>                 every SYN_REPORT (only with --keys)
 
 <read_us> is taken right after read() returns the frame, so read_us - event_us is
-this reader's own latency. Usage: evread.py /dev/input/eventN [--frames]
+this reader's own latency. Usage: evread.py /dev/input/eventN [--frames] [--keys]
 """
 import fcntl
 import os
@@ -31,6 +35,7 @@ ABS_MT_SLOT, ABS_MT_POSITION_X, ABS_MT_POSITION_Y, ABS_MT_TRACKING_ID = 0x2F, 0x
 def main():
     node = sys.argv[1]
     frames = "--frames" in sys.argv[2:]
+    keys = "--keys" in sys.argv[2:]
     fd = os.open(node, os.O_RDONLY)
     fcntl.ioctl(fd, EVIOCSCLOCKID, struct.pack("i", time.CLOCK_MONOTONIC))
     out = sys.stdout
@@ -49,6 +54,10 @@ def main():
         for off in range(0, len(data), EVENT.size):
             sec, usec, type_, code, value = EVENT.unpack_from(data, off)
             event_us = sec * 1_000_000 + usec
+            if keys and type_ == EV_KEY:
+                out.write(f"key {code} {value} {event_us}\n")
+            elif keys and type_ == EV_SYN and code == SYN_REPORT:
+                out.write(f"syn {event_us}\n")
             if type_ == EV_KEY and code == BTN_TOUCH:
                 saw_btn_touch = True
                 if touching and value == 0:

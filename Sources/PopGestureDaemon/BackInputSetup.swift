@@ -1,0 +1,61 @@
+import PopGestureCore
+import PopGestureInput
+
+/// The back input as the daemon runs it: the virtual device, and the table the
+/// engine may use with it.
+///
+/// A device that cannot be created (no `uinput` module, no access to `/dev/uinput`)
+/// never stops the daemon: the back input is then off (``map`` is `.none`) and
+/// ``warning`` says the cause and the fix, for the log. Apps with a navigator work
+/// as before.
+public struct BackInputSetup: Sendable {
+    /// Nil when the configuration wants no back input, or it could not be created.
+    public let device: BackInputDevice?
+    /// The configuration's table when there is a device; `.none` otherwise.
+    public let map: BackInputMap
+    /// Where a swipe may start when it goes to the back input.
+    public let mode: GestureMode
+    /// Why the back input is off although the configuration wants it, with the fix;
+    /// log it as a warning. Nil otherwise.
+    public let warning: String?
+
+    /// Creates the device for `configuration`, or keeps `previous`'s when it already
+    /// declares exactly the codes needed (a reload that changed only the mode, or an
+    /// app's entry to keys the device has): recreating it would make udev and the
+    /// compositor drop and re-add a keyboard for nothing.
+    public init(_ configuration: Configuration, reusing previous: BackInputSetup? = nil) {
+        let codes = configuration.backInput.allCodes
+        mode = configuration.backInputMode
+        guard !codes.isEmpty else {
+            device = nil
+            map = .none
+            warning = nil
+            return
+        }
+        if let kept = previous?.device, Set(kept.codes) == codes {
+            device = kept
+            map = configuration.backInput
+            warning = nil
+            return
+        }
+        do {
+            device = try BackInputDevice(codes: codes)
+            map = configuration.backInput
+            warning = nil
+        } catch {
+            device = nil
+            map = .none
+            warning = "back input off: \(error.message)"
+        }
+    }
+
+    /// One line for the log at start and after a reload:
+    /// `back input: alt+left (2 apps overridden), edge mode, on /dev/input/event7`.
+    public var summary: String {
+        guard let device else { return "back input: off" }
+        let overrides = map.apps.isEmpty ? "" : " (\(map.apps.count) app\(map.apps.count == 1 ? "" : "s") overridden)"
+        let standard = map.standard?.spelling ?? BackInputNames.none
+        let node = device.devnode ?? device.syspath ?? "a device udev has not named yet"
+        return "back input: \(standard)\(overrides), \(mode.rawValue) mode, on \(node)"
+    }
+}
