@@ -55,9 +55,12 @@ public struct Daemon: Sendable {
             listening: listening, group: group, admission: admission.policy, shells: admission.shellPolicy,
             logger: logger
         ).wait()
+        var backInput = BackInputSetup(configuration)
+        log(backInput)
         let engine = EngineSide(
-            channel: server.engine, settings: configuration.gesture, transitionTimeout: configuration.transitionTimeout,
-            defaultLayout: configuration.defaultLayout, logger: logger)
+            channel: server.engine, settings: configuration.gestureSettings(with: backInput),
+            transitionTimeout: configuration.transitionTimeout, defaultLayout: configuration.defaultLayout, logger: logger)
+        engine.sendBackInput = sender(for: backInput)
 
         let mainLoop: MainLoop
         do {
@@ -80,7 +83,9 @@ public struct Daemon: Sendable {
         mainLoop.run { event in
             switch event {
             case .signal(SIGHUP):
-                reload(&current, engine: engine, mainLoop: mainLoop, admission: admission, notifier: notifier)
+                reload(
+                    &current, engine: engine, backInput: &backInput, mainLoop: mainLoop, admission: admission,
+                    notifier: notifier)
             case .signal(let signal):
                 logger.notice("stopping (signal \(signal))")
                 notifier.stopping()
@@ -139,14 +144,22 @@ public struct Daemon: Sendable {
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
     /// Runs on the input thread, which owns `engine`.
     private func reload(
-        _ current: inout Configuration, engine: EngineSide, mainLoop: MainLoop, admission: ClientAdmission,
-        notifier: SystemdNotifier
+        _ current: inout Configuration, engine: EngineSide, backInput: inout BackInputSetup, mainLoop: MainLoop,
+        admission: ClientAdmission, notifier: SystemdNotifier
     ) {
         notifier.reloading()
+        let previous = current
         switch current.reload(file: configurationPath, overrides: overrides) {
         case .success(let changed):
+            if !changed.isDisjoint(with: [.backInput, .backInputMode]) {
+                backInput = BackInputSetup(current, reusing: backInput)
+                engine.sendBackInput = sender(for: backInput)
+                let apps = current.changedBackInputApps(since: previous)
+                if !apps.isEmpty { logger.notice("back input changed for \(apps.joined(separator: ", "))") }
+                log(backInput)
+            }
             engine.apply(
-                settings: current.gesture, transitionTimeout: current.transitionTimeout,
+                settings: current.gestureSettings(with: backInput), transitionTimeout: current.transitionTimeout,
                 defaultLayout: current.defaultLayout)
             if !changed.isDisjoint(with: [.rotation, .touchpads, .screen]) {
                 mainLoop.reconfigure(current)
@@ -165,6 +178,44 @@ public struct Daemon: Sendable {
             logger.error("reload failed, keeping the previous configuration: \(error)")
         }
         notifier.ready()
+    }
+}
+
+extension Daemon {
+    /// The back input's state for the log: the warning with its fix when it is off
+    /// against the configuration's wish, else the one-line summary.
+    private func log(_ backInput: BackInputSetup) {
+        if let warning = backInput.warning {
+            logger.warning("\(warning)")
+        } else {
+            logger.notice("\(backInput.summary)")
+        }
+    }
+
+    /// What the engine side calls for a committed back input: the device's `send`, a
+    /// failure logged (the swipe is over; the next one tries again). Nil without a device.
+    private func sender(for backInput: BackInputSetup) -> ((BackInput) -> Void)? {
+        guard let device = backInput.device else { return nil }
+        let logger = logger
+        return { input in
+            do throws(InputError) {
+                try device.send(input)
+            } catch {
+                logger.warning("back input \(input) not sent: \(error.message)")
+            }
+        }
+    }
+}
+
+extension Configuration {
+    /// The engine's settings: the gesture's, with the back input the daemon could set
+    /// up (``BackInputSetup/map`` is `.none` without a device, so that no swipe waits
+    /// for an input nobody sends).
+    public func gestureSettings(with backInput: BackInputSetup) -> GestureSettings {
+        var settings = gesture
+        settings.backInput = backInput.map
+        settings.backInputMode = backInput.mode
+        return settings
     }
 }
 

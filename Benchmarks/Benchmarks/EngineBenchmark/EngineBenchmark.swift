@@ -81,6 +81,8 @@ func makeEngine(at start: Timestamp) -> GestureEngine {
 /// What the engine produced, by kind.
 struct Produced: CustomStringConvertible {
     var began = 0, progress = 0, finished = 0, cancelled = 0, back = 0, bar = 0, rejected = 0
+    /// The back input's events and focus changes: none here, the navigator is always in front.
+    var other = 0
 
     mutating func count(_ event: EngineEvent) {
         switch event {
@@ -91,6 +93,7 @@ struct Produced: CustomStringConvertible {
         case .back: back &+= 1
         case .bar: bar &+= 1
         case .rejected: rejected &+= 1
+        case .inputBegan, .inputCancelled, .backInput, .focusChanged: other &+= 1
         }
     }
 
