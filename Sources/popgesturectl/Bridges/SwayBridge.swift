@@ -7,7 +7,7 @@ import SystemPackage
 struct SwayBridge: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sway",
-        abstract: "Tell popgestured which window has focus in sway (or another i3-IPC compositor).",
+        abstract: "Tell popgestured which window has focus in sway.",
         discussion: """
             Reads sway's IPC socket (--sway-socket, else $SWAYSOCK, which sway sets in \
             its session): the tree once for the window focused now, then window and \
