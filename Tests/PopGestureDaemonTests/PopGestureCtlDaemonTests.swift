@@ -128,12 +128,21 @@ struct PopGestureCtlDaemonTests {
 
         /// Until `condition` holds for the output so far, or the time is up.
         func waitForOutput(seconds: Double, _ condition: (String) -> Bool) -> Bool {
+            Self.wait(seconds: seconds) { condition(out) }
+        }
+
+        /// Until `condition` holds for stderr so far, or the time is up.
+        func waitForError(seconds: Double, _ condition: (String) -> Bool) -> Bool {
+            Self.wait(seconds: seconds) { condition(err) }
+        }
+
+        private static func wait(seconds: Double, until condition: () -> Bool) -> Bool {
             let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline {
-                if condition(out) { return true }
+                if condition() { return true }
                 usleep(20_000)
             }
-            return condition(out)
+            return condition()
         }
 
         func interrupt() -> Int32 {

@@ -207,9 +207,8 @@ struct SwayBridgeTests {
         // Before the daemon: the bridge waits for it, saying so once.
         let bridge = try Background(
             ["bridge", "sway", "--verbose", "--sway-socket", sway.ipcSocket, "--socket", socket], in: directory, name: "bridge")
-        let waiting = Date().addingTimeInterval(10)
-        while Date() < waiting, !bridge.err.contains("trying again until it answers") { usleep(50_000) }
-        #expect(bridge.err.contains("cannot connect to \(socket)"), "\(bridge.err)")
+        #expect(bridge.waitForError(seconds: 10) { $0.contains("cannot connect to \(socket)") && $0.contains("trying again until it answers") },
+                "\(bridge.err)")
         #expect(bridge.process.isRunning, "the bridge waits for the daemon: \(bridge.err)")
 
         let daemon = try PopGestureCtlDaemonTests.demoWithGeneratedSwipes(in: directory)
@@ -253,6 +252,13 @@ struct SwayBridgeTests {
         #expect(bridge.err.contains("popgestured closed the connection; connecting again"), "\(bridge.err)")
         #expect(bridge.err.contains("connected to popgestured as the shell"), "\(bridge.err)")
         #expect(bridge.err.contains("focus: app one, pid \(one)"), "--verbose logs each change: \(bridge.err)")
+
+        // One shell at a time: a second bridge waits for the first to leave.
+        let second = try Background(
+            ["bridge", "sway", "--sway-socket", sway.ipcSocket, "--socket", restarted.socket], in: directory, name: "second")
+        #expect(second.waitForError(seconds: 10) { $0.contains("popgestured has another shell (shell-taken") }, "\(second.err)")
+        #expect(second.process.isRunning)
+        #expect(second.interrupt() == 0)
 
         // Focus onto an empty workspace: no window has focus.
         try sway.command("workspace 2")

@@ -58,6 +58,15 @@ protocol FocusSource {
     /// Reads what is there (once: `poll` said readable) and says what it means, in order.
     /// Throws `CtlFailure` when the window system's stream cannot be read on.
     mutating func readAvailable() throws -> [FocusSourceEvent]
+
+    /// True when events wait in a library's own buffer, where `poll` cannot see them
+    /// (libxcb reads them in while it waits for a reply): `readAvailable` is then
+    /// called without waiting. Default: false.
+    var hasBufferedEvents: Bool { get }
+}
+
+extension FocusSource {
+    var hasBufferedEvents: Bool { false }
 }
 
 enum FocusSourceEvent: Equatable {
@@ -71,12 +80,14 @@ enum FocusSourceEvent: Equatable {
 extension Bridge {
     /// Runs a bridge until `source` ends (exit 0, its message on stderr), Ctrl-C or
     /// SIGTERM (exit 0), or popgestured refuses it for good (`CtlFailure`, exit 1).
-    /// `name` goes into hello, and starts every line on stderr.
-    static func run(_ source: some FocusSource, name: String, options: BridgeOptions) throws {
+    /// `name` goes into hello, and starts every line on stderr. `initial`: the window
+    /// focused at start, when the source learnt it before the loop (else its first
+    /// `readAvailable` says).
+    static func run(_ source: some FocusSource, initial: FocusedWindow? = nil, name: String, options: BridgeOptions) throws {
         var loop = BridgeLoop(
             source: source, link: ShellLink(name: name), socketPath: options.socketOptions.resolvedPath,
             verbose: options.verbose, signals: StopSignals.install())
-        if let ending = try loop.run() {
+        if let ending = try loop.run(initial: initial) {
             standardError("\(name): \(ending)")
         }
     }

@@ -23,7 +23,9 @@ struct BridgeLoop<Source: FocusSource> {
 
     /// Runs until the source ends (returns its message) or a stop signal (returns nil).
     /// Throws `CtlFailure` when the daemon refuses the bridge for good, or the source fails.
-    mutating func run() throws -> String? {
+    /// `initial`: the window focused at start, when the source knew it before the loop.
+    mutating func run(initial: FocusedWindow? = nil) throws -> String? {
+        if let initial { try perform(link.focused(initial)) }
         while true {
             if connection == nil, let connectAt, connectAt <= .now {
                 try connect()
@@ -35,7 +37,8 @@ struct BridgeLoop<Source: FocusSource> {
             let daemonIndex = fds.count
             if let connection { fds.append(pollfd(fd: connection.socket.rawValue, events: Int16(POLLIN), revents: 0)) }
 
-            let timeout = connection == nil ? connectAt.map(pollTimeout(until:)) ?? -1 : -1
+            var timeout = connection == nil ? connectAt.map(pollTimeout(until:)) ?? -1 : -1
+            if source.hasBufferedEvents { timeout = 0 }
             if poll(&fds, nfds_t(fds.count), timeout) < 0 {
                 if errno == EINTR { continue }  // the signal's byte is in the pipe; the next poll sees it
                 throw CtlFailure("poll failed: \(Errno(rawValue: errno))", exitCode: .cannotConnect)
@@ -45,7 +48,7 @@ struct BridgeLoop<Source: FocusSource> {
             if fds.count > daemonIndex, fds[daemonIndex].revents != 0 {
                 try readDaemon()
             }
-            if fds[0].revents != 0 {
+            if fds[0].revents != 0 || source.hasBufferedEvents {
                 for event in try source.readAvailable() {
                     switch event {
                     case .focused(let window): try perform(link.focused(window))
