@@ -41,15 +41,15 @@ struct SwayBridgeTests {
 
         static let unprivileged: UInt32 = 65534  // nobody
 
-        init() throws {
+        /// `xwayland`: X11 clients may connect; off, sway starts faster.
+        init(xwayland: Bool = false) throws {
             let sway = try SwayBridgeTests.tool("sway", package: "sway")
             swaymsg = try SwayBridgeTests.tool("swaymsg", package: "sway")
             foot = try SwayBridgeTests.tool("foot", package: "foot")
             directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("popgestured-sway-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let config = directory.appendingPathComponent("config")
-            // Xwayland would only slow the start; the bridge's Xwayland case is a unit test.
-            try Data("xwayland disable\noutput HEADLESS-1 resolution 1280x800\n".utf8).write(to: config)
+            try Data(((xwayland ? "" : "xwayland disable\n") + "output HEADLESS-1 resolution 1280x800\n").utf8).write(to: config)
             let logFile = directory.appendingPathComponent("sway.log")
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
 
@@ -192,6 +192,30 @@ struct SwayBridgeTests {
             usleep(100_000)
         }
         return try stack(navigator, daemon) == pages
+    }
+
+    @Test("an Xwayland window's app id is its WM_CLASS class", .timeLimit(.minutes(1)))
+    func xwayland() throws {
+        _ = try Self.tool("Xwayland", package: "xwayland")
+        _ = try Self.tool("xclock", package: "x11-apps")
+        let sway = try HeadlessSway(xwayland: true)
+        let daemon = try Daemon()
+        let bridge = try Background(
+            ["bridge", "sway", "--verbose", "--sway-socket", sway.ipcSocket, "--socket", daemon.socket],
+            in: daemon.directory, name: "bridge")
+        // sway starts it, as its own user and with its DISPLAY, so Xwayland lets it in.
+        try sway.command("exec xclock")
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, !(try sway.message(["-t", "get_tree"]).out.contains("\"class\": \"XClock\"")) { usleep(50_000) }
+        try sway.command("[class=XClock] focus")
+        var focus: [String: Any]?
+        while Date() < deadline {
+            focus = Self.status(daemon)?.focus
+            if focus?["app"] as? String == "XClock" { break }
+            usleep(50_000)
+        }
+        #expect(focus?["source"] as? String == "shell" && focus?["app"] as? String == "XClock", "\(String(describing: focus))\n\(bridge.err)")
+        #expect((focus?["pid"] as? NSNumber)?.intValue ?? 0 > 0, "Xwayland windows have a pid too")
     }
 
     @Test("status follows sway's focus, a back reaches the focused app only, and the bridge outlives a daemon restart",
