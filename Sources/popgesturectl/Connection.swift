@@ -107,17 +107,27 @@ final class Connection {
 
     /// Sends one line; the newline is added here.
     func send(_ line: String) throws(ConnectionLost) {
-        let bytes = Array((line + "\n").utf8)
+        do {
+            try socket.sendAll(Array((line + "\n").utf8))
+        } catch {
+            throw ConnectionLost(description: "writing to \(path) failed: \(error)")
+        }
+    }
+}
+
+extension FileDescriptor {
+    /// Writes all of `bytes` to this socket, however many `send` calls it takes.
+    func sendAll(_ bytes: [UInt8]) throws(Errno) {
         var sent = 0
         while sent < bytes.count {
-            // MSG_NOSIGNAL: a daemon that went away is an error here, not a SIGPIPE death.
+            // MSG_NOSIGNAL: a peer that went away is an error here, not a SIGPIPE death.
             let count = bytes[sent...].withUnsafeBytes {
-                Glibc.send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                Glibc.send(rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
             if count < 0 {
                 let error = Errno(rawValue: errno)
                 if error == .interrupted { continue }
-                throw ConnectionLost(description: "writing to \(path) failed: \(error)")
+                throw error
             }
             sent += count
         }

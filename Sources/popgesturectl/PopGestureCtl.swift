@@ -20,7 +20,7 @@ struct PopGestureCtl: ParsableCommand {
             """,
         subcommands: [
             Monitor.self, Status.self, Stack.self, Push.self, Session.self, Demo.self,
-            StandalonePop.self, StandaloneFront.self,
+            StandalonePop.self, StandaloneFront.self, Bridge.self,
         ])
 
     /// Runs the command; the exit codes above replace ArgumentParser's (64 for usage).

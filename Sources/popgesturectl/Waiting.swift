@@ -84,11 +84,8 @@ struct Waiter {
 
             var timeout: Int32 = -1
             if let deadline {
-                let left = deadline - ContinuousClock.now
-                if left <= .zero { return .timeout }
-                // Round up, so a wake-up just short of the deadline does not spin.
-                let (seconds, attoseconds) = left.components
-                timeout = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+                if deadline <= ContinuousClock.now { return .timeout }
+                timeout = pollTimeout(until: deadline)
             }
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 {
@@ -116,4 +113,13 @@ struct Waiter {
             }
         }
     }
+}
+
+/// `poll`'s timeout in milliseconds until `deadline`, 0 when it has passed. Rounded up,
+/// so a wake-up just short of the deadline does not spin.
+func pollTimeout(until deadline: ContinuousClock.Instant) -> Int32 {
+    let left = deadline - ContinuousClock.now
+    guard left > .zero else { return 0 }
+    let (seconds, attoseconds) = left.components
+    return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
 }

@@ -29,12 +29,13 @@ struct PopGestureCtlDaemonTests {
         var log: String { (try? String(contentsOf: directory.appendingPathComponent("daemon.log"), encoding: .utf8)) ?? "" }
 
         /// `popgestured run` by default; `demo` plays generated swipes on a virtual touchscreen.
-        init(_ arguments: [String] = ["run"]) throws {
-            directory = try PopGestureCtlCommandTests.temporaryDirectory()
-            socket = directory.appendingPathComponent("d.sock").path
-            let configuration = directory.appendingPathComponent("empty.conf")
+        /// `directory`: an earlier daemon's, to restart on its socket.
+        init(_ arguments: [String] = ["run"], in directory: URL? = nil) throws {
+            self.directory = try directory ?? PopGestureCtlCommandTests.temporaryDirectory()
+            socket = self.directory.appendingPathComponent("d.sock").path
+            let configuration = self.directory.appendingPathComponent("empty.conf")
             try Data().write(to: configuration)
-            let logFile = directory.appendingPathComponent("daemon.log")
+            let logFile = self.directory.appendingPathComponent("daemon.log")
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: PopGestureCtlDaemonTests.daemonBinary)
             process.arguments = arguments + ["--socket", socket]
@@ -102,12 +103,18 @@ struct PopGestureCtlDaemonTests {
         let directory: URL
         let name: String
 
-        init(_ arguments: [String], in directory: URL, name: String) throws {
+        /// `stdin`: a script to read, e.g. a session's commands; none by default.
+        init(_ arguments: [String], in directory: URL, name: String, stdin: String? = nil) throws {
             self.directory = directory
             self.name = name
             process.executableURL = URL(fileURLWithPath: PopGestureCtlCommandTests.binary)
             process.arguments = arguments
             process.standardInput = FileHandle.nullDevice
+            if let stdin {
+                let url = directory.appendingPathComponent("\(name).in")
+                try Data(stdin.utf8).write(to: url)
+                process.standardInput = try FileHandle(forReadingFrom: url)
+            }
             for (suffix, keyPath) in [("out", \Process.standardOutput), ("err", \Process.standardError)] as [(String, ReferenceWritableKeyPath<Process, Any?>)] {
                 let url = directory.appendingPathComponent("\(name).\(suffix)")
                 _ = FileManager.default.createFile(atPath: url.path, contents: nil)
@@ -121,12 +128,21 @@ struct PopGestureCtlDaemonTests {
 
         /// Until `condition` holds for the output so far, or the time is up.
         func waitForOutput(seconds: Double, _ condition: (String) -> Bool) -> Bool {
+            Self.wait(seconds: seconds) { condition(out) }
+        }
+
+        /// Until `condition` holds for stderr so far, or the time is up.
+        func waitForError(seconds: Double, _ condition: (String) -> Bool) -> Bool {
+            Self.wait(seconds: seconds) { condition(err) }
+        }
+
+        private static func wait(seconds: Double, until condition: () -> Bool) -> Bool {
             let deadline = Date().addingTimeInterval(seconds)
             while Date() < deadline {
-                if condition(out) { return true }
+                if condition() { return true }
                 usleep(20_000)
             }
-            return condition(out)
+            return condition()
         }
 
         func interrupt() -> Int32 {
@@ -230,8 +246,8 @@ struct PopGestureCtlDaemonTests {
 
     /// `popgestured demo` on its virtual touchscreen, or a cancelled test when a real
     /// touchscreen is present (then the demo waits for a finger).
-    static func demoWithGeneratedSwipes() throws -> Daemon {
-        let daemon = try Daemon(["demo", "--rounds", "0"])
+    static func demoWithGeneratedSwipes(in directory: URL? = nil) throws -> Daemon {
+        let daemon = try Daemon(["demo", "--rounds", "0"], in: directory)
         // The demo plays gestures only on its virtual touchscreen, made when no real one exists.
         var devices = ""
         let deadline = Date().addingTimeInterval(10)

@@ -3,7 +3,7 @@
 # configuration (back-input = alt+left, back-input-mode = edge) the daemon makes
 # its uinput device "popgestured back input"; a bare reader (evread.py --keys) is
 # on it. On the ELAN panel (a real protocol-B description):
-#   1. no client: a left-edge swipe (2 % -> 60 %) -> Alt down, Left down, Left up,
+#   1. no client: a left-edge swipe (1 % -> 60 %) -> Alt down, Left down, Left up,
 #      Alt up, in two frames; observers see input-began and back-input;
 #   2. a vertical scroll -> nothing;
 #   3. a swipe from mid-screen (40 % -> 95 %) -> nothing: edge-only by default,
@@ -21,7 +21,8 @@ desc=$(recording elan-touchscreen.desc)  # protocol B, 10 slots, 10 units/mm
 edge="$WORK/edge-swipe.events"
 mid="$WORK/mid-screen-swipe.events"
 scroll="$WORK/vertical-scroll.events"
-python3 "$VM_DIR/make-swipe.py" "$desc" >"$edge"
+# From 1 % of the width: inside the 4.8 mm edge zone on this panel (2 % is 6 mm in).
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.01 >"$edge"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.40 --to 0.95 >"$mid"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.5 --y 0.2 --to-y 0.8 >"$scroll"
 

@@ -1,0 +1,94 @@
+import ArgumentParser
+import PopGestureProtocol
+import SystemPackage
+
+/// `popgesturectl bridge …`: tell popgestured, as its shell, which window has focus.
+/// Each window system is a subcommand of its own file; what they share is here.
+struct Bridge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Tell popgestured which window has focus, as its shell, until the window system ends.",
+        discussion: """
+            A bridge connects to popgestured with hello's "role":"shell" and sends \
+            focused-window (the window's app id and pid) at every focus change, so that \
+            only the focused app's navigators get backs. When popgestured restarts, the \
+            bridge connects again (after 0.5 s, doubling up to 5 s) and sends the focused \
+            window at once. It ends with 0 when the window system does, or on Ctrl-C. \
+            Only root, the daemon's user and a seat's active user may be the shell, and \
+            only one at a time. See docs/BRIDGES.md.
+            """,
+        subcommands: [SwayBridge.self])
+}
+
+/// The options every bridge takes.
+struct BridgeOptions: ParsableArguments {
+    @OptionGroup var socketOptions: SocketOptions
+
+    @Flag(help: "Print a line on stderr at each focus change. Default: only errors and lost connections.")
+    var verbose = false
+}
+
+/// The window that has focus, as a bridge tells the daemon: its app id (Wayland
+/// `app_id`, X11 `WM_CLASS` class) and its process id, each nil when unknown.
+/// Both nil means no window has focus.
+struct FocusedWindow: Equatable, CustomStringConvertible {
+    var app: String?
+    var pid: Int64?
+
+    static let none = FocusedWindow(app: nil, pid: nil)
+
+    /// Keeps only what the protocol takes: an app id of 1 to 256 bytes
+    /// (`ProtocolLimits.maximumIdentifierBytes`) and a pid of 1 to `Int32.max`; anything
+    /// else becomes unknown, so one odd window cannot get the bridge's requests refused.
+    init(app: String?, pid: Int64?) {
+        self.app = app.flatMap { (1...ProtocolLimits.maximumIdentifierBytes).contains($0.utf8.count) ? $0 : nil }
+        self.pid = pid.flatMap { (1...Int64(Int32.max)).contains($0) ? $0 : nil }
+    }
+
+    var description: String {
+        if self == .none { return "no window" }
+        return "app \(app ?? "unknown"), pid \(pid.map(String.init) ?? "unknown")"
+    }
+}
+
+/// A window system that a bridge watches: a descriptor for `poll`, read when readable.
+protocol FocusSource {
+    /// Readable when the window system has something to say.
+    var descriptor: FileDescriptor { get }
+
+    /// Reads what is there (once: `poll` said readable) and says what it means, in order.
+    /// Throws `CtlFailure` when the window system's stream cannot be read on.
+    mutating func readAvailable() throws -> [FocusSourceEvent]
+
+    /// True when events wait in a library's own buffer, where `poll` cannot see them
+    /// (libxcb reads them in while it waits for a reply): `readAvailable` is then
+    /// called without waiting. Default: false.
+    var hasBufferedEvents: Bool { get }
+}
+
+extension FocusSource {
+    var hasBufferedEvents: Bool { false }
+}
+
+enum FocusSourceEvent: Equatable {
+    /// This window has focus now (`.none`: no window has).
+    case focused(FocusedWindow)
+    /// The window system went away, as it does at logout: the bridge ends with 0,
+    /// printing this on stderr.
+    case ended(String)
+}
+
+extension Bridge {
+    /// Runs a bridge until `source` ends (exit 0, its message on stderr), Ctrl-C or
+    /// SIGTERM (exit 0), or popgestured refuses it for good (`CtlFailure`, exit 1).
+    /// `name` goes into hello, and starts every line on stderr. `initial`: the window
+    /// focused at start, when the source learnt it before the loop (else its first
+    /// `readAvailable` says).
+    static func run(_ source: some FocusSource, initial: FocusedWindow? = nil, name: String, options: BridgeOptions) throws {
+        var loop = BridgeLoop(
+            source: source, link: ShellLink(name: name), socketPath: options.socketOptions.resolvedPath,
+            verbose: options.verbose, signals: StopSignals.install())
+        if let ending = try loop.run(initial: initial) {
+            standardError("\(name): \(ending)")
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import PopGestureProtocol
+
+/// A bridge's side of its connection to popgestured, as a state machine without I/O
+/// or clock (`BridgeLoop` does both): say hello as the shell, then send the focused
+/// window whenever it changes; when the daemon goes away, connect again after a
+/// backoff and send the current window right after the new hello.
+///
+///     disconnected ──connected──▶ greeting ──hello reply──▶ ready
+///          ▲                          │                       │
+///          └──── retry(after:) ◀──────┴── closed, shell-taken ┘
+struct ShellLink {
+    enum State: Equatable {
+        /// No connection; the driver connects when the last `.retry` delay is over.
+        case disconnected
+        /// Hello sent as the shell; its reply is awaited before any window is sent.
+        case greeting
+        /// The shell. `sent`: the window last sent on this connection.
+        case ready(sent: FocusedWindow?)
+    }
+
+    /// What the driver does, in order.
+    enum Action: Equatable {
+        /// Write this line to the daemon.
+        case send(String)
+        /// Close the connection, if any, and connect again after this long.
+        case retry(after: Duration)
+        /// A line for stderr, always: a problem, or the end of one.
+        case log(String)
+        /// A line for stderr with --verbose only.
+        case verbose(String)
+        /// The daemon refused the bridge for good: stop with exit 1 and this message.
+        case fail(String)
+    }
+
+    /// The first wait after a lost connection or a failed connect; it doubles at each
+    /// failure up to `maximumRetryDelay`, and a hello answered resets it. Default 0.5 s.
+    static let initialRetryDelay: Duration = .milliseconds(500)
+    /// The longest wait between two tries. Default 5 s: a daemon that comes back is
+    /// told the focused window within 5 s.
+    static let maximumRetryDelay: Duration = .seconds(5)
+
+    /// Hello's `name`.
+    let name: String
+    private(set) var state = State.disconnected
+    /// The window with focus, once the source has said; nil before.
+    private(set) var window: FocusedWindow?
+    /// How long the next `.retry` waits.
+    private(set) var retryDelay = initialRetryDelay
+    private var nextID: Int64 = 1
+    private var helloID: Int64?
+    /// A problem reported on stderr and not yet over: its repeats are not logged again.
+    private var outage: String?
+
+    init(name: String) { self.name = name }
+
+    /// The connection is made: say hello as the shell.
+    mutating func connected() -> [Action] {
+        state = .greeting
+        let id = takeID()
+        helloID = id
+        return [.send(encode(.hello(versions: ProtocolVersion.supported, name: name, role: .shell), id: id))]
+    }
+
+    /// A connect failed (`reason`: the message, e.g. "cannot connect to …: No such file").
+    mutating func connectFailed(_ reason: String) -> [Action] {
+        state = .disconnected
+        return report("\(reason); trying again until it answers") + [retry()]
+    }
+
+    /// The daemon closed the connection, or reading or writing it failed.
+    mutating func closed(_ reason: String = "popgestured closed the connection") -> [Action] {
+        state = .disconnected
+        return report("\(reason); connecting again") + [retry()]
+    }
+
+    /// A line from the daemon, without its newline.
+    mutating func received(_ line: String) -> [Action] {
+        guard case .reply(let reply, let id)? = try? MessageCodec.decode(line) else {
+            return []  // an event, or a line this version cannot read: nothing a bridge needs
+        }
+        // A reply without an id answers a line the daemon could not read: while greeting, the hello.
+        let answersHello = id == helloID.map(RequestID.integer) || (id == nil && state == .greeting)
+        switch reply {
+        case .hello where answersHello && state == .greeting:
+            state = .ready(sent: nil)
+            retryDelay = Self.initialRetryDelay
+            // After a logged problem, the journal says that it is over.
+            let note = "connected to popgestured as the shell"
+            defer { outage = nil }
+            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow()
+        case .error(let error) where answersHello && state == .greeting:
+            if error.code == .shellTaken {
+                state = .disconnected
+                return report("popgestured has another shell (\(error.summary)); trying again until it leaves") + [retry()]
+            }
+            return [.fail("popgestured refused the shell's hello: \(error.summary)")]
+        case .error(let error):
+            return [.log("popgestured refused a request: \(error.summary)")]
+        default:
+            return []
+        }
+    }
+
+    /// The source says this window has focus now.
+    mutating func focused(_ window: FocusedWindow) -> [Action] {
+        guard window != self.window else { return [] }
+        self.window = window
+        let connected: Bool = if case .ready = state { true } else { false }
+        return [.verbose("focus: \(window)" + (connected ? "" : " (popgestured not connected)"))] + sendWindow()
+    }
+
+    /// `focused-window` with the current window, when ready and it is not what was sent last.
+    private mutating func sendWindow() -> [Action] {
+        guard case .ready(let sent) = state, let window, window != sent else { return [] }
+        state = .ready(sent: window)
+        return [.send(encode(.focusedWindow(app: window.app, pid: window.pid), id: takeID()))]
+    }
+
+    /// A problem logged the first time it happens in a row, so a long outage is one line.
+    private mutating func report(_ problem: String) -> [Action] {
+        defer { outage = problem }
+        return outage == problem ? [] : [.log(problem)]
+    }
+
+    private mutating func retry() -> Action {
+        defer { retryDelay = min(retryDelay * 2, Self.maximumRetryDelay) }
+        return .retry(after: retryDelay)
+    }
+
+    private mutating func takeID() -> Int64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    private func encode(_ request: ClientRequest, id: Int64) -> String {
+        RequestCodec.encode(IdentifiedRequest(request, id: .integer(id)))
+    }
+}

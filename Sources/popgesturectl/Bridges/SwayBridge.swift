@@ -1,0 +1,93 @@
+import ArgumentParser
+import Glibc
+import PopGestureSystem
+import SystemPackage
+
+/// `popgesturectl bridge sway`: sway's focus, from its IPC socket, to popgestured.
+struct SwayBridge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sway",
+        abstract: "Tell popgestured which window has focus in sway.",
+        discussion: """
+            Reads sway's IPC socket (--sway-socket, else $SWAYSOCK, which sway sets in \
+            its session): the tree once for the window focused now, then window and \
+            workspace events. A window's app id is its Wayland app_id, or for an \
+            Xwayland window its WM_CLASS class. Ends with 0 when sway exits.
+
+            Start it from the sway config, or as the user unit \
+            popgesturectl-sway-bridge.service:
+                exec popgesturectl bridge sway
+                exec systemctl --user start popgesturectl-sway-bridge.service
+            """)
+
+    @Option(name: .customLong("sway-socket"), help: ArgumentHelp(
+        "sway's IPC socket.", discussion: "Default: $SWAYSOCK.", valueName: "path"))
+    var swaySocket: String?
+
+    @OptionGroup var options: BridgeOptions
+
+    static let name = "popgesturectl bridge sway"
+
+    func run() throws {
+        let environment = getenv("SWAYSOCK").map { String(cString: $0) }
+        guard let path = swaySocket ?? environment.flatMap({ $0.isEmpty ? nil : $0 }) else {
+            throw CtlFailure("\(Self.name): $SWAYSOCK is not set and --sway-socket is not given: is this sway's session?",
+                             exitCode: .usage)
+        }
+        try Bridge.run(try SwaySource(path: path), name: Self.name, options: options)
+    }
+}
+
+/// sway's IPC socket as a `FocusSource`: subscribed to window, workspace and shutdown
+/// events, then asked for the tree, so that no focus change falls between the two.
+struct SwaySource: FocusSource {
+    let path: String
+    let descriptor: FileDescriptor
+    private var framer = SwayFramer()
+    private var tracker = SwayFocusTracker()
+
+    /// Connects and sends both requests. Throws `CtlFailure` (exit 2) when sway is not there.
+    init(path: String) throws {
+        self.path = path
+        do {
+            descriptor = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: path))
+        } catch {
+            throw CtlFailure("cannot connect to sway at \(path): \(error)", exitCode: .cannotConnect)
+        }
+        do {
+            try descriptor.sendAll(
+                SwayIPC.encode(.subscribe, payload: #"["window","workspace","shutdown"]"#) + SwayIPC.encode(.getTree))
+        } catch {
+            try? descriptor.close()
+            throw CtlFailure("writing to sway at \(path) failed: \(error)", exitCode: .cannotConnect)
+        }
+    }
+
+    /// The socket stays open for the life of the process: the bridge ends with sway.
+    mutating func readAvailable() throws -> [FocusSourceEvent] {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        let count: Int
+        do {
+            count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+        } catch let error as Errno where error == .connectionReset {
+            count = 0
+        } catch {
+            throw CtlFailure("reading from sway at \(path) failed: \(error)", exitCode: .cannotConnect)
+        }
+        guard count > 0 else { return [.ended("sway closed its IPC socket; done")] }
+        framer.append(chunk[..<count])
+        var events: [FocusSourceEvent] = []
+        do {
+            while let message = try framer.next() {
+                switch try tracker.handle(message) {
+                case .focused(let window): events.append(.focused(window))
+                case .nothing: break
+                case .shutdown: return events + [.ended("sway is exiting; done")]
+                }
+            }
+        } catch {
+            throw CtlFailure("sway at \(path): \(error)", exitCode: .cannotConnect)
+        }
+        return events
+    }
+}
