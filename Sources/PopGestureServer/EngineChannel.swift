@@ -10,7 +10,7 @@ import Synchronization
 ///   at once, all clients together; past that ``submit(_:)`` refuses, and the client
 ///   gets `overloaded`: the event loop never blocks and never queues without end.
 ///   A client gone (``EngineRequest/Kind/clientGone``) is always taken, so that its
-///   navigators never outlive it, and so is who it is (``EngineRequest/Kind/identified(app:pid:isShell:)``),
+///   navigators never outlive it, and so is who it is (``EngineRequest/Kind/identified(app:pid:uid:isShell:)``),
 ///   so that focus never misses a shell; there is at most one of each per client.
 /// - Output (``EngineOutput``) goes to the socket side. Once ``outputBound`` wait, the
 ///   engine side stops reading the devices (``mayReadDevices()``) until the socket

@@ -126,8 +126,8 @@ public struct EngineHost {
             output.append(.reply(request.client, reply, id: id))
             drainEngineEvents(into: &output)
             output.append(.answered(request.client))
-        case .identified(let app, let pid, let isShell):
-            feed.engine.identify(request.client, app: app, pid: pid, isShell: isShell)
+        case .identified(let app, let pid, let uid, let isShell):
+            feed.engine.identify(request.client, app: app, pid: pid, uid: uid, isShell: isShell)
         case .clientGone:
             let client = request.client
             let removed = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()

@@ -11,9 +11,9 @@ public struct EngineRequest: Sendable, Hashable {
         case request(ClientRequest, id: RequestID?)
         /// The connection is gone: its navigators go with it. No reply.
         case clientGone
-        /// The client's first accepted `hello`: its app id, its peer pid, and whether the
-        /// socket side let it be the shell. No reply; at most one per connection.
-        case identified(app: String?, pid: Int32?, isShell: Bool)
+        /// The client's first accepted `hello`: its app id, its peer pid and uid, and
+        /// whether the socket side let it be the shell. No reply; at most one per connection.
+        case identified(app: String?, pid: Int32?, uid: UInt32?, isShell: Bool)
     }
 
     public var client: ClientID

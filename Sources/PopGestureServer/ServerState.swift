@@ -457,7 +457,9 @@ public struct ServerState {
                 }
                 actions.append(.toEngine(EngineRequest(
                     client: client,
-                    kind: .identified(app: app, pid: entry.credentials?.pid, isShell: role == .shell), time: time)))
+                    kind: .identified(
+                        app: app, pid: entry.credentials?.pid, uid: entry.credentials?.uid, isShell: role == .shell),
+                    time: time)))
             }
             logger.debug("\(client): hello, protocol \(version), \(name.map { "\"\($0)\"" } ?? "no name")\(app.map { ", app \($0)" } ?? "")")
             reply(.hello(version: version, server: Self.serverName, client: Int64(client.rawValue)))

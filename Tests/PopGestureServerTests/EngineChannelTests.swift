@@ -39,7 +39,7 @@ import Testing
         #expect(Self.isReadable(channel.wakeDescriptor), "the engine side is woken")
         #expect(!channel.submit(Self.request(9)))
         #expect(channel.submit(Self.request(9, .clientGone)))
-        #expect(channel.submit(Self.request(8, .identified(app: "files", pid: 42, isShell: false))))
+        #expect(channel.submit(Self.request(8, .identified(app: "files", pid: 42, uid: 1000, isShell: false))))
         #expect(channel.queuedRequests == 3, "the always-taken ones do not count toward the bound")
         #expect(!channel.submit(Self.request(9)), "and do not make room either")
 

@@ -249,11 +249,11 @@ public struct GestureEngine: Sendable {
         emit(effects)
     }
 
-    /// A client said who it is in `hello` (see ``NavigationState/identify(_:app:pid:isShell:)``).
-    public mutating func identify(_ client: ClientID, app: String?, pid: Int32?, isShell: Bool) {
+    /// A client said who it is in `hello` (see ``NavigationState/identify(_:app:pid:uid:isShell:)``).
+    public mutating func identify(_ client: ClientID, app: String?, pid: Int32?, uid: UInt32? = nil, isShell: Bool) {
         let before = navigation.focusSummary
         defer { emitFocusChange(since: before) }
-        navigation.identify(client, app: app, pid: pid, isShell: isShell)
+        navigation.identify(client, app: app, pid: pid, uid: uid, isShell: isShell)
         logger.debug("\(client): app \(app ?? "unknown"), pid \(pid.map(String.init) ?? "unknown")\(isShell ? ", the shell" : "")")
     }
 

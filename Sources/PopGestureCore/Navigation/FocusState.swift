@@ -3,8 +3,11 @@
 /// Two sources, and one decides at a time:
 /// - **A shell** (one privileged client, e.g. `popgesturectl bridge sway`) reports the
 ///   focused window: its app id and pid. While a shell is connected, its word decides:
-///   a client is focused when the window's pid is the client's peer pid, or the
-///   window's app id is the app id the client gave in `hello`.
+///   a client is focused when the window's pid is the client's peer pid. When no
+///   client has that pid (the window's process is not the one that connected, or the
+///   shell knows no pid), a client whose `hello` gave the window's app id is focused,
+///   if it runs as the shell's user: another user cannot claim an app's backs by
+///   naming it.
 /// - **The clients' own reports** decide otherwise: a client is focused unless its
 ///   last `focus` report said it lost focus. A client that never reports counts as
 ///   focused, so an app that only creates navigators works alone as it always did.
@@ -16,8 +19,9 @@ public struct FocusState: Sendable, Hashable {
     public struct Client: Sendable, Hashable {
         /// The app id from `hello` (Wayland's `app_id`, X11's `WM_CLASS`); nil when it gave none.
         public var app: String?
-        /// The peer's pid from `SO_PEERCRED`; nil when the transport has none (tests).
+        /// The peer's pid and uid from `SO_PEERCRED`; nil when the transport has none (tests).
         public var pid: Int32?
+        public var uid: UInt32?
         /// Its last `focus` report; nil when it never sent one.
         public var reportedFocus: Bool?
     }
@@ -56,23 +60,45 @@ public struct FocusState: Sendable, Hashable {
     /// Whether the client's navigators may get the back gesture now.
     public func isFocused(_ id: ClientID) -> Bool {
         let client = clients[id]
-        guard shell != nil else { return client?.reportedFocus ?? true }
+        guard let shell else { return client?.reportedFocus ?? true }
         guard let window, let client else { return false }
-        if let pid = window.pid, pid == client.pid { return true }
-        if let app = window.app, app == client.app { return true }
-        return false
+        if let pid = window.pid {
+            if pid == client.pid { return true }
+            // The window's own process is a client: it alone has the focus.
+            if windowProcessIsClient { return false }
+        }
+        guard let app = window.app, app == client.app else { return false }
+        return client.uid == clients[shell]?.uid
+    }
+
+    /// Whether some client is the focused window's process. Kept up to date by every
+    /// change, so that ``isFocused(_:)`` looks nothing up per navigator.
+    private var windowProcessIsClient = false
+
+    private mutating func updateWindowProcess() {
+        guard let pid = window?.pid else {
+            windowProcessIsClient = false
+            return
+        }
+        windowProcessIsClient = clients.values.contains { $0.pid == pid }
+    }
+
+    /// Whether a shell says no window has focus (a bare desktop), or has said nothing yet.
+    public var noWindowFocused: Bool {
+        shell != nil && (window == nil || (window?.app == nil && window?.pid == nil))
     }
 
     // MARK: - Changes
 
     /// A client said who it is (`hello`). A shell replaces any shell before it: the
     /// server lets only one connect at a time.
-    public mutating func identify(_ id: ClientID, app: String?, pid: Int32?, isShell: Bool) {
-        clients[id] = Client(app: app, pid: pid, reportedFocus: clients[id]?.reportedFocus)
+    public mutating func identify(_ id: ClientID, app: String?, pid: Int32?, uid: UInt32?, isShell: Bool) {
+        clients[id] = Client(app: app, pid: pid, uid: uid, reportedFocus: clients[id]?.reportedFocus)
         if isShell {
             shell = id
             window = nil
         }
+        updateWindowProcess()
     }
 
     /// A client says its window gained or lost focus. Returns whether it gained it.
@@ -87,6 +113,7 @@ public struct FocusState: Sendable, Hashable {
     public mutating func shellReports(_ window: Window, from id: ClientID) -> Bool {
         guard id == shell else { return false }
         self.window = window
+        updateWindowProcess()
         return true
     }
 
@@ -97,6 +124,7 @@ public struct FocusState: Sendable, Hashable {
             shell = nil
             window = nil
         }
+        updateWindowProcess()
     }
 }
 

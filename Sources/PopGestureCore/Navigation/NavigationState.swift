@@ -71,6 +71,8 @@ public struct NavigationState: Sendable {
     /// `backInput` names for the focused app; nil when neither.
     public func destination(backInput: BackInputMap) -> BackDestination? {
         if let front { return .navigator(front) }
+        // The shell says no window has focus: a key would reach nobody.
+        if focus.noWindowFocused { return nil }
         let app = focus.focusedApp
         return backInput.input(forApp: app).map { .input($0, app: app) }
     }
@@ -203,10 +205,10 @@ public struct NavigationState: Sendable {
 
     // MARK: - Focus
 
-    /// A client said who it is in `hello`: its app id, its peer pid, and whether it is
-    /// the shell (the server has checked that it may be).
-    public mutating func identify(_ client: ClientID, app: String?, pid: Int32?, isShell: Bool) {
-        focus.identify(client, app: app, pid: pid, isShell: isShell)
+    /// A client said who it is in `hello`: its app id, its peer pid and uid, and whether
+    /// it is the shell (the server has checked that it may be).
+    public mutating func identify(_ client: ClientID, app: String?, pid: Int32?, uid: UInt32? = nil, isShell: Bool) {
+        focus.identify(client, app: app, pid: pid, uid: uid, isShell: isShell)
     }
 
     /// A client's window gained or lost focus. Gaining it brings the client's navigators
