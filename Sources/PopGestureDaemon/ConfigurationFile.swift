@@ -38,8 +38,9 @@ public struct ConfigurationFile: Sendable, Hashable {
         public func key(_ name: String) -> String { "[\(rawValue)] \(name)" }
     }
 
-    /// An app id has at most 255 bytes, as the protocol's `hello` allows.
-    public static let maximumAppIDBytes = 255
+    /// An app id has at most 256 bytes, as the protocol's `hello` allows for `app`
+    /// (`ProtocolLimits.maximumIdentifierBytes`).
+    public static let maximumAppIDBytes = 256
 
     public let path: String
     /// In file order, each key at most once.

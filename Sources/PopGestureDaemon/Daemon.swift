@@ -151,7 +151,8 @@ public struct Daemon: Sendable {
         let previous = current
         switch current.reload(file: configurationPath, overrides: overrides) {
         case .success(let changed):
-            if !changed.isDisjoint(with: [.backInput, .backInputMode]) {
+            // Also after a failed start: the fix (modprobe, the group) needs only a reload.
+            if !changed.isDisjoint(with: [.backInput, .backInputMode]) || backInput.warning != nil {
                 backInput = BackInputSetup(current, reusing: backInput)
                 engine.sendBackInput = sender(for: backInput)
                 let apps = current.changedBackInputApps(since: previous)

@@ -202,6 +202,14 @@ extension Fields {
         return result
     }
 
+    /// The optional `"app"`: an app id, non-empty, at most `ProtocolLimits.maximumIdentifierBytes`.
+    func app() throws(ProtocolError) -> String? {
+        guard let app = try optionalString("app") else { return nil }
+        guard !app.isEmpty else { throw error(.invalidField, "\"\(path)app\" must not be empty; leave it out instead") }
+        try checkLength(app, "app")
+        return app
+    }
+
     /// The object under `key`, its keys named `key.…` in errors; nil when absent or null.
     func optionalObject(_ key: String) throws(ProtocolError) -> Fields? {
         guard let value = value(key) else { return nil }

@@ -85,8 +85,7 @@ public enum RequestCodec {
         case .hello:
             let name = try f.optionalString("name")
             if let name { try f.checkLength(name, "name") }
-            let app = try f.optionalString("app")
-            if let app { try f.checkLength(app, "app") }
+            let app = try f.app()
             let role = try f.optionalString("role").map { (text) throws(ProtocolError) in
                 guard let role = ClientRequest.Role(rawValue: text) else {
                     throw f.error(.invalidField, "\"role\" must be \"app\" or \"shell\", got \(ProtocolLimits.quoted(text))")
@@ -130,8 +129,7 @@ public enum RequestCodec {
         case .focus:
             return .focus(focused: try f.bool("focused"))
         case .focusedWindow:
-            let app = try f.optionalString("app")
-            if let app { try f.checkLength(app, "app") }
+            let app = try f.app()
             let pid = try f.optionalInteger("pid")
             if let pid, !(1...Int64(Int32.max)).contains(pid) {
                 throw f.error(.invalidField, "\"pid\" must be a process id, 1 to \(Int32.max), got \(pid)")

@@ -169,6 +169,39 @@ import Testing
         #expect(rig.engine.navigation.front?.id == "maps-main", "matched by pid")
     }
 
+    @Test("Two processes of one app: the window's own process gets the back, not its sibling")
+    func sameAppTwoProcesses() throws {
+        var rig = Rig()
+        try rig.navigator("term-a", of: Self.files, app: "foot", pid: 100)
+        try rig.navigator("term-b", of: Self.maps, app: "foot", pid: 200)
+        rig.engine.identify(Self.shell, app: nil, pid: 300, isShell: true)
+        try rig.engine.shellReports(.init(app: "foot", pid: 100), by: Self.shell, at: rig.script.time)
+        #expect(rig.engine.navigation.front?.id == "term-a", "term-b was created later but is not the window")
+    }
+
+    @Test("An app id matches only clients of the shell's user: another user cannot claim firefox's backs")
+    func appIDNeedsTheShellsUser() throws {
+        var rig = Rig()
+        rig.engine.identify(Self.files, app: "firefox", pid: 100, uid: 1001, isShell: false)
+        try rig.engine.perform(
+            .create(navigator: "fake", pages: [Page(id: "root"), Page(id: "detail")], layout: nil, barFollowsTopPage: false),
+            from: Self.files, at: rig.script.time)
+        rig.engine.identify(Self.shell, app: nil, pid: 300, uid: 1000, isShell: true)
+        try rig.engine.shellReports(.init(app: "firefox", pid: 555), by: Self.shell, at: rig.script.time)
+        #expect(rig.engine.navigation.front == nil)
+        #expect(Self.backs(rig.swipe()) == ["input alt+left firefox"])
+    }
+
+    @Test("A shell saying no window has focus: the swipe goes nowhere")
+    func noWindow() throws {
+        var rig = Rig()
+        rig.engine.identify(Self.shell, app: nil, pid: 300, isShell: true)
+        try rig.engine.shellReports(.init(app: nil, pid: nil), by: Self.shell, at: rig.script.time)
+        let events = rig.swipe()
+        #expect(Self.backs(events).isEmpty)
+        #expect(events.contains { if case .rejected(.noNavigator, _, _) = $0 { true } else { false } })
+    }
+
     @Test("The shell's word beats a client's own report, and when the shell leaves the reports decide again")
     func shellBeatsReports() throws {
         var rig = Rig()

@@ -97,7 +97,7 @@ private let path = "/etc/popgestured/popgestured.conf"
             try Configuration.parse("[back-input]\n\(longest)a = side\n", path: path)
         }
         #expect(error?.code == .invalidAppID)
-        #expect(error?.message == "an app id has at most 255 bytes; this one has 256")
+        #expect(error?.message == "an app id has at most 256 bytes; this one has 257")
         let control = #expect(throws: ConfigurationError.self) {
             try Configuration.parse("[back-input]\nfire\u{7}fox = side\n", path: path)
         }

@@ -113,6 +113,10 @@ import Testing
                 "the same window again changes nothing")
         let gone = h.clientDisconnected(shell, at: h.time)
         #expect(gone.lines(to: observer) == [#"{"type":"focus-changed","source":"clients"}"#])
+        let app = h.connect()
+        let create = h.send(#"{"type":"create","navigator":"main","pages":[{"id":"root"}]}"#, from: app)
+        #expect(create.lines(to: observer).contains(#"{"type":"focus-changed","source":"clients","navigator":"main"}"#),
+                "a new navigator in front is where a back goes now")
     }
 
     @Test("a later hello may not change the app id or the role")
@@ -136,6 +140,8 @@ import Testing
         #expect(h.reply(#"{"type":"focused-window","pid":-1}"#, from: client)?
             .hasPrefix(#"{"type":"error","code":"invalid-field""#) == true)
         #expect(h.reply(#"{"type":"focus"}"#, from: client)?.hasPrefix(#"{"type":"error","code":"missing-field""#) == true)
+        #expect(h.reply(#"{"type":"focused-window","app":""}"#, from: client)?
+            .hasPrefix(#"{"type":"error","code":"invalid-field","message":"\"app\" must not be empty"#) == true)
     }
 
     @Test("the engine side sends a committed back input through its device, once, and hands the event on")

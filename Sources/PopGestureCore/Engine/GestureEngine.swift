@@ -220,6 +220,7 @@ public struct GestureEngine: Sendable {
 
     /// Carries out a client's request. Throws, changing nothing, when it cannot be taken.
     public mutating func perform(_ request: NavigationRequest, from client: ClientID, at time: Timestamp) throws(NavigationError) {
+        let focusBefore = navigation.focusSummary
         let effects: [NavigationEffect]
         switch request {
         case .create(let id, let pages, let layout, let bar):
@@ -247,6 +248,8 @@ public struct GestureEngine: Sendable {
         }
         abandonPopIfStackChanged(request.navigator, time: time)
         emit(effects)
+        // `create`, `front` and `remove` change the navigator a back would reach.
+        emitFocusChange(since: focusBefore)
     }
 
     /// A client said who it is in `hello` (see ``NavigationState/identify(_:app:pid:uid:isShell:)``).
