@@ -150,6 +150,11 @@ public final class EngineChannel: Sendable {
 
     /// Outputs waiting for the socket side; for tests and logs.
     public var queuedOutput: Int { output.withLock { $0.queue.count } }
+    /// Always-taken requests (``EngineRequest/Kind/isAlwaysTaken``) waiting for the
+    /// engine side: the socket side refuses new connections while there are
+    /// ``ServerState/maximumEngineBacklogForNewClients`` of them, so that connecting and
+    /// leaving in a loop cannot grow the queue while the engine side is stalled.
+    public var queuedAlwaysTaken: Int { requests.withLock { $0.queue.count - $0.bounded } }
     /// Requests waiting for the engine side; for tests and logs.
     public var queuedRequests: Int { requests.withLock { $0.bounded } }
 }

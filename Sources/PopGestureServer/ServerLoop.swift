@@ -58,7 +58,8 @@ final class ServerLoop {
     // MARK: - From the client handlers
 
     func clientConnected(channel: any Channel, credentials: PeerCredentials?) -> ClientID {
-        let (id, actions) = state.clientConnected(credentials: credentials, at: clock())
+        let (id, actions) = state.clientConnected(
+            credentials: credentials, at: clock(), engineBacklog: engine?.queuedAlwaysTaken ?? 0)
         connections[id] = Connection(channel: channel)
         run(actions)
         scheduleTimer()

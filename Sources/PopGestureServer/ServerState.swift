@@ -52,6 +52,12 @@ public struct ServerState {
     /// so asking for `status` can never get a reading client disconnected.
     public static let maximumStatusListBytes = 64 << 10
 
+    /// While this many connections' arrivals and departures (`identified`,
+    /// `clientGone`) wait for a stalled engine side, a new connection gets `overloaded`
+    /// and is closed: twice ``ServerLimits/maximumClients`` by default, what the clients
+    /// at the limit say when they all come and go once.
+    public static let maximumEngineBacklogForNewClients = 2 * ServerLimits().maximumClients
+
     /// One connection.
     public struct Client: Sendable, Hashable {
         public let id: ClientID
@@ -129,11 +135,15 @@ public struct ServerState {
     /// ``ServerLimits/maximumClients``, one error line and a close. A refused connection
     /// never becomes a client: it owns nothing, observes nothing and counts for nothing.
     public mutating func clientConnected(
-        credentials: PeerCredentials?, at time: Timestamp
+        credentials: PeerCredentials?, at time: Timestamp, engineBacklog: Int = 0
     ) -> (client: ClientID, actions: [ServerAction]) {
         let id = ClientID(nextClient)
         nextClient += 1
         let who = credentials.map(\.description) ?? "no peer credentials"
+        guard engineBacklog < Self.maximumEngineBacklogForNewClients else {
+            logger.debug("connection refused, \(engineBacklog) connections' comings and goings wait for the engine (\(who))")
+            return (id, refusal(id, .overloaded, "the daemon's engine is behind; try again later"))
+        }
         if let reason = admission.decide(credentials) {
             logger.warning("connection refused (\(who)): \(reason)")
             return (id, refusal(id, .notPermitted, "this daemon does not serve you: \(reason)"))

@@ -163,4 +163,27 @@ import Testing
         channel.takeOutput(into: &output)
         #expect(output.contains { if case .event(.backInput) = $0 { true } else { false } })
     }
+
+    @Test("while 256 comings and goings wait for a stalled engine, a new connection gets overloaded")
+    func churnWhileTheEngineStalls() {
+        var state = ServerState(logger: quietLogger)
+        let limit = ServerState.maximumEngineBacklogForNewClients
+        #expect(limit == 256)
+        #expect(state.clientConnected(credentials: nil, at: Fixtures.start, engineBacklog: limit - 1).actions.isEmpty)
+        let refused = state.clientConnected(credentials: nil, at: Fixtures.start, engineBacklog: limit)
+        #expect(refused.actions.count == 2)
+        #expect(refused.actions.lines(to: refused.client).first?.hasPrefix(#"{"type":"error","code":"overloaded""#) == true)
+        #expect(state.clients[refused.client] == nil, "a refused connection never becomes a client")
+    }
+
+    @Test("the channel counts its always-taken requests apart")
+    func channelCountsAlwaysTaken() throws {
+        let channel = try EngineChannel {}
+        for n in 0..<3 {
+            _ = channel.submit(EngineRequest(client: ClientID(UInt64(n)), kind: .clientGone, time: Fixtures.start))
+        }
+        _ = channel.submit(EngineRequest(client: ClientID(9), kind: .request(.status, id: nil), time: Fixtures.start))
+        #expect(channel.queuedAlwaysTaken == 3)
+        #expect(channel.queuedRequests == 1)
+    }
 }
