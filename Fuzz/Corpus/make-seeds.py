@@ -32,6 +32,13 @@ requests = {
     "reply-error": '{"type":"error","code":"unsupported-version","message":"m","request":"hello","supported":[1],"id":"h"}',
     "event-pop-began": '{"type":"pop-began","navigator":"main","page":"detail","progress":0.018,"time_us":1000010000}',
     "event-rejected": '{"type":"rejected","reason":"too-steep","device":0,"time_us":1000020000}',
+    # Issue 9: who a client is, focus, and the back input.
+    "hello-shell": '{"type":"hello","version":1,"name":"bridge","app":"org.gnome.Nautilus","role":"shell"}',
+    "focus": '{"type":"focus","focused":false,"id":3}',
+    "focused-window": '{"type":"focused-window","app":"firefox","pid":4321}',
+    "reply-status-focus": '{"type":"status","version":1,"devices":[],"navigators":[],"clients":[],"focus":{"source":"shell","app":"firefox","pid":4321},"lastBack":{"target":"input","app":"firefox","input":"alt+left"}}',
+    "event-back-input": '{"type":"back-input","app":"firefox","input":"alt+left","reason":"fling","time_us":5}',
+    "event-focus-changed": '{"type":"focus-changed","source":"clients","navigator":"main"}',
 }
 # Issue 7 defect 1: 513 '[' (or 512 '{"a":' and a '[') killed the daemon inside Foundation's
 # JSON parser. Kept as seeds, and in Tests/Fixtures/fuzz-regressions/FuzzRequestParser/.
