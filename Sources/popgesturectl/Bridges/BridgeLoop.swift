@@ -2,7 +2,7 @@ import Glibc
 import SystemPackage
 
 /// The I/O of a bridge: one `poll` over the window system, the daemon's socket and the
-/// stop signals, with a timeout for the next connect; what to do is `ShellLink`'s.
+/// stop signals, with a timeout for the next connect or resend; what to do is `ShellLink`'s.
 struct BridgeLoop<Source: FocusSource> {
     var source: Source
     var link: ShellLink
