@@ -39,6 +39,10 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
+        // The X11 bridge's window-manager view (popgesturectl bridge x11).
+        .systemLibrary(
+            name: "CXcb", pkgConfig: "xcb",
+            providers: [.apt(["libxcb1-dev"])]),
 
         // The thin layer over POSIX that the rest shares: Unix socket addresses, on swift-system's
         // FileDescriptor and Errno.
@@ -110,11 +114,11 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
-        // The command-line client: plain POSIX socket I/O, no engine.
+        // The command-line client: plain POSIX socket I/O, no engine; libxcb for the X11 bridge.
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureProtocol", "PopGestureSystem",
+                "PopGestureProtocol", "PopGestureSystem", "CXcb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

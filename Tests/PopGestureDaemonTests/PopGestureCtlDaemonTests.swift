@@ -97,6 +97,20 @@ struct PopGestureCtlDaemonTests {
         process.waitUntilExit()
     }
 
+    /// The path of `name` on PATH; without it, a cancelled test, or under CI (`CI` set) a failed one.
+    static func tool(_ name: String, package: String) throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = "\(folder)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        let message = "\(name) is not installed: apt-get install \(package) (scripts/setup does)"
+        if ProcessInfo.processInfo.environment["CI"] != nil { throw MissingTool(description: message) }
+        try Test.cancel(Comment(rawValue: message))
+    }
+
+    struct MissingTool: Error, CustomStringConvertible { var description: String }
+
     /// popgesturectl in the background, its output in files so a full pipe cannot stall it.
     final class Background {
         let process = Process()

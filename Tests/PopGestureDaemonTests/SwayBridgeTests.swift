@@ -13,20 +13,6 @@ struct SwayBridgeTests {
     typealias Daemon = PopGestureCtlDaemonTests.Daemon
     typealias Background = PopGestureCtlDaemonTests.Background
 
-    /// The path of `name` on PATH; without it, a cancelled test, or under CI (`CI` set) a failed one.
-    static func tool(_ name: String, package: String) throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":") {
-            let candidate = "\(folder)/\(name)"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        let message = "\(name) is not installed: apt-get install \(package) (scripts/setup does)"
-        if ProcessInfo.processInfo.environment["CI"] != nil { throw MissingTool(description: message) }
-        try Test.cancel(Comment(rawValue: message))
-    }
-
-    struct MissingTool: Error, CustomStringConvertible { var description: String }
-
     /// A sway of our own: the headless backend, software rendering, no input devices,
     /// its own runtime directory. sway refuses to run as root, so as root it runs as
     /// `nobody`, in a directory made over to that user.
@@ -43,9 +29,9 @@ struct SwayBridgeTests {
 
         /// `xwayland`: X11 clients may connect; off, sway starts faster.
         init(xwayland: Bool = false) throws {
-            let sway = try SwayBridgeTests.tool("sway", package: "sway")
-            swaymsg = try SwayBridgeTests.tool("swaymsg", package: "sway")
-            foot = try SwayBridgeTests.tool("foot", package: "foot")
+            let sway = try PopGestureCtlDaemonTests.tool("sway", package: "sway")
+            swaymsg = try PopGestureCtlDaemonTests.tool("swaymsg", package: "sway")
+            foot = try PopGestureCtlDaemonTests.tool("foot", package: "foot")
             directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("popgestured-sway-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let config = directory.appendingPathComponent("config")
@@ -59,7 +45,7 @@ struct SwayBridgeTests {
                     [.ownerAccountID: Self.unprivileged, .groupOwnerAccountID: Self.unprivileged, .posixPermissions: 0o700],
                     ofItemAtPath: directory.path)
                 arguments = ["--reuid=\(Self.unprivileged)", "--regid=\(Self.unprivileged)", "--clear-groups", sway] + arguments
-                process.executableURL = URL(fileURLWithPath: try SwayBridgeTests.tool("setpriv", package: "util-linux"))
+                process.executableURL = URL(fileURLWithPath: try PopGestureCtlDaemonTests.tool("setpriv", package: "util-linux"))
             } else {
                 try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
                 process.executableURL = URL(fileURLWithPath: sway)
@@ -196,8 +182,8 @@ struct SwayBridgeTests {
 
     @Test("an Xwayland window's app id is its WM_CLASS class", .timeLimit(.minutes(1)))
     func xwayland() throws {
-        _ = try Self.tool("Xwayland", package: "xwayland")
-        _ = try Self.tool("xclock", package: "x11-apps")
+        _ = try PopGestureCtlDaemonTests.tool("Xwayland", package: "xwayland")
+        _ = try PopGestureCtlDaemonTests.tool("xclock", package: "x11-apps")
         let sway = try HeadlessSway(xwayland: true)
         let daemon = try Daemon()
         let bridge = try Background(

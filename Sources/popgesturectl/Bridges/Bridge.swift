@@ -16,7 +16,7 @@ struct Bridge: ParsableCommand {
             Only root, the daemon's user and a seat's active user may be the shell, and \
             only one at a time. See docs/BRIDGES.md.
             """,
-        subcommands: [SwayBridge.self])
+        subcommands: [SwayBridge.self, X11Bridge.self])
 }
 
 /// The options every bridge takes.
