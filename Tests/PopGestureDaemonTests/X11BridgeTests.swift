@@ -294,9 +294,9 @@ struct X11BridgeTests {
         #expect(peer.rawValue >= 0)
         defer { try? peer.close() }
         var hello: [UInt8] = []
-        var byte: UInt8 = 0
-        while hello.count < 4096, try peer.read(into: UnsafeMutableRawBufferPointer(start: &byte, count: 1)) == 1, byte != 10 {
-            hello.append(byte)
+        var byte: [UInt8] = [0]
+        while hello.count < 4096, try byte.withUnsafeMutableBytes({ try peer.read(into: $0) }) == 1, byte[0] != 10 {
+            hello.append(byte[0])
         }
         let line = String(decoding: hello, as: UTF8.self)
         #expect(line.contains(#""role":"shell""#), "\(line)")
