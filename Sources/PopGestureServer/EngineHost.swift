@@ -247,7 +247,8 @@ public struct EngineHost {
         }
         if let last {
             lastBack = last
-            logger.info("back: \(Self.describe(last))")
+            // Debug, not info: a swipe allocates nothing on this thread unless asked to log.
+            logger.debug("back: \(Self.describe(last))")
         }
     }
 
