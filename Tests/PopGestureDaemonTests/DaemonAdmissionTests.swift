@@ -28,6 +28,17 @@ struct DaemonAdmissionTests {
         let process = Process()
         var log: String { (try? String(contentsOf: directory.appendingPathComponent("daemon.log"), encoding: .utf8)) ?? "" }
 
+        /// Whether the log holds `text` within 10 s: the daemon's log writer is a thread
+        /// of its own, so a line logged before the socket answered may land after.
+        func logContains(_ text: String) -> Bool {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                if log.contains(text) { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return log.contains(text)
+        }
+
         init(configuration: String, prefix: [String] = []) throws {
             directory = try PopGestureCtlCommandTests.temporaryDirectory()
             chmod(directory.path, 0o755)
@@ -123,7 +134,7 @@ struct DaemonAdmissionTests {
         let line = try Self.firstLine(from: daemon.socket, as: nil)
         #expect(line.hasPrefix(#"{"type":"hello","version":1,"server":"popgestured""#), "\(line)\n\(daemon.log)")
         if SeatUsers.current().seats.isEmpty {
-            #expect(daemon.log.contains("clients = seat, but logind lists no seats: only root and uid 0 may connect"))
+            #expect(daemon.logContains("clients = seat, but logind lists no seats: only root and uid 0 may connect"))
         }
     }
 
@@ -132,7 +143,7 @@ struct DaemonAdmissionTests {
         let daemon = try Daemon(configuration: "clients = any\n")
         let line = try Self.firstLine(from: daemon.socket, as: Self.outsider)
         #expect(line.hasPrefix(#"{"type":"hello","version":1,"server":"popgestured""#), "\(line)\n\(daemon.log)")
-        #expect(daemon.log.contains("clients = any: every local user who can reach the socket may connect"))
+        #expect(daemon.logContains("clients = any: every local user who can reach the socket may connect"))
     }
 
     /// logind's files as a seat whose active session belongs to `uid`, for the daemon
@@ -151,7 +162,7 @@ struct DaemonAdmissionTests {
     @Test("clients = seat: the seat's active user (65534 here) is admitted, another uid is not", .enabled(if: canFakeASeat, "needs root, setpriv, unshare and /run/systemd/seats"))
     func theSeatsActiveUserIsAdmitted() throws {
         let daemon = try Daemon(configuration: "clients = seat\n", prefix: Self.onASeat(activeUID: Self.outsider))
-        #expect(daemon.log.contains("(1 seat(s), active now: uid 65534)"), "\(daemon.log)")
+        #expect(daemon.logContains("(1 seat(s), active now: uid 65534)"), "\(daemon.log)")
         let line = try Self.firstLine(from: daemon.socket, as: Self.outsider)
         #expect(line.hasPrefix(#"{"type":"hello","version":1,"server":"popgestured""#), "\(line)\n\(daemon.log)")
         let other = try Self.firstLine(from: daemon.socket, as: Self.outsider - 1)
@@ -164,8 +175,8 @@ struct DaemonAdmissionTests {
         let daemon = try Daemon(configuration: "clients = any\n")
         #expect(try Self.firstLine(from: daemon.socket, as: Self.outsider).hasPrefix(#"{"type":"hello""#))
         #expect(try daemon.reload("clients = seat\n"), "\(daemon.log)")
-        #expect(daemon.log.contains("configuration reloaded; changed: clients"))
-        #expect(daemon.log.contains("clients = seat"))
+        #expect(daemon.logContains("configuration reloaded; changed: clients"))
+        #expect(daemon.logContains("clients = seat"))
         let line = try Self.firstLine(from: daemon.socket, as: Self.outsider)
         #expect(line.contains(#""code":"not-permitted""#), "\(line)\n\(daemon.log)")
         #expect(try Self.firstLine(from: daemon.socket, as: nil).hasPrefix(#"{"type":"hello""#))
@@ -177,6 +188,6 @@ struct DaemonAdmissionTests {
         let limits = try String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/limits", encoding: .utf8)
         let openFiles = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
         #expect(openFiles?.split(separator: " ", omittingEmptySubsequences: true).dropFirst(3).prefix(2) == ["4096", "8192"], "\(limits)")
-        #expect(daemon.log.contains("open files: soft limit raised from 512 to 4096 (hard 8192)"), "\(daemon.log)")
+        #expect(daemon.logContains("open files: soft limit raised from 512 to 4096 (hard 8192)"), "\(daemon.log)")
     }
 }
