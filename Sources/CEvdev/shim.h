@@ -26,3 +26,11 @@ static inline int popgestured_key_down(int fd, unsigned code) {
     if (ioctl(fd, EVIOCGKEY(sizeof bits), bits) < 0) return -errno;
     return (int)((bits[code / bits_per_long] >> (code % bits_per_long)) & 1);
 }
+
+#include <linux/uinput.h>
+
+/* UI_SET_PHYS before UI_DEV_CREATE: libevdev's uinput code never sets phys.
+ * Returns 0 or -errno. */
+static inline int popgestured_uinput_set_phys(int fd, const char *phys) {
+    return ioctl(fd, UI_SET_PHYS, phys) < 0 ? -errno : 0;
+}

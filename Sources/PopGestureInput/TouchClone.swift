@@ -37,6 +37,8 @@ public final class TouchClone {
 
     private let template: OpaquePointer
     private let uinput: OpaquePointer
+    /// `/dev/uinput`, O_RDWR | O_CLOEXEC; closing it removes the device.
+    private let uinputFD: CInt
     private var stream: CloneStream
     /// Reused for every write, so forwarding allocates nothing once it has grown.
     private var events: [InputEvent] = []
@@ -99,14 +101,23 @@ public final class TouchClone {
             libevdev_enable_event_code(device, UInt32(EV_MSC), UInt32(code), nil)
         }
 
-        var created: OpaquePointer?
-        // MANAGED: libevdev opens /dev/uinput itself (O_RDWR | O_CLOEXEC) and closes it
-        // in libevdev_uinput_destroy.
-        let status = libevdev_uinput_create_from_device(device, LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue, &created)
-        guard status == 0, let uinput = created else {
+        // Opened here rather than by libevdev (MANAGED), because libevdev never sets
+        // phys: UI_SET_PHYS must come before it creates the device.
+        let fd = Glibc.open(BackInputDevice.uinputPath, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else {
+            let status = -errno
             libevdev_free(device)
             throw Self.creationError(status, name: clone.name)
         }
+        var created: OpaquePointer?
+        var status = popgestured_uinput_set_phys(fd, template.phys)
+        if status == 0 { status = libevdev_uinput_create_from_device(device, fd, &created) }
+        guard status == 0, let uinput = created else {
+            Glibc.close(fd)
+            libevdev_free(device)
+            throw Self.creationError(status, name: clone.name)
+        }
+        uinputFD = fd
         self.template = device
         self.uinput = uinput
         name = clone.name
@@ -118,7 +129,8 @@ public final class TouchClone {
     }
 
     deinit {
-        libevdev_uinput_destroy(uinput)  // closes /dev/uinput: the kernel removes the device
+        libevdev_uinput_destroy(uinput)  // UI_DEV_DESTROY: the kernel removes the device
+        Glibc.close(uinputFD)
         libevdev_free(template)
     }
 

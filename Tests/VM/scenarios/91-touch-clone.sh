@@ -14,8 +14,9 @@
 #   5. all along, libinput on the grabbed real node sees no touch at all;
 #   6. SIGTERM: the tool ungrabs and exits 0, the clone goes, and a tap on the real
 #      node reaches libinput there;
-#   7. SIGKILL with a finger down on the clone: the clone goes, it shows no
-#      TOUCH_UP, and the kernel dropped the grab (a tap reaches the real node).
+#   7. SIGKILL with a finger down on the clone: the clone goes, its touch ends as
+#      TOUCH_CANCEL (libinput cancels a removed device's touches), never TOUCH_UP,
+#      and the kernel dropped the grab (a tap reaches the real node).
 # timeout: 420
 source "$(dirname "$0")/../lib.sh"
 
@@ -135,6 +136,8 @@ wait_for 30 "the clone $CLONE_NODE to go after SIGKILL" test ! -e "$CLONE_NODE"
 sleep 1
 log "libinput on the killed clone: $(grep -E 'TOUCH_(DOWN|UP|CANCEL)|DEVICE_REMOVED' "$WORK/clone2.out" | awk '{print $2}' | tr '\n' ' ')"
 [ "$(touches clone2 TOUCH_UP)" -eq 0 ] || fail "the killed clone's touch ended as a TOUCH_UP"
+# libinput cancels the touches of a device that goes away.
+[ "$(touches clone2 TOUCH_CANCEL)" -eq 1 ] || fail "the killed clone's touch did not end as a TOUCH_CANCEL"
 play "$REAL" "$release"
 play "$REAL" "$tap"
 wait_for 30 "a tap on the real node after SIGKILL (the kernel dropped the grab)" has_touches real TOUCH_UP 2
