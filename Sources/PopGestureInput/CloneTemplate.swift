@@ -67,6 +67,9 @@ public struct CloneTemplate: Hashable, Sendable {
         phys = Self.physPrefix + Self.prefix(of: sysname, bytes: Self.maximumSysnameBytes)
     }
 
+    /// Whether a device with this `phys` is a touch clone (of any popgestured).
+    public static func isClone(phys: String) -> Bool { phys.hasPrefix(physPrefix) }
+
     /// How many slots the clone has (0 without `ABS_MT_SLOT`).
     public var slotCount: Int { description.axes[ABS.mtSlot].map { Int($0.maximum) + 1 } ?? 0 }
 

@@ -86,6 +86,9 @@ diff <(grep '^A:' "$WORK/real.desc") <(grep '^A:' "$WORK/clone.desc" | grep -v '
     fail "the clone's axes differ from the real ones"
 phys=$(cat "/sys/class/input/${CLONE_NODE##*/}/device/phys")
 [ "$phys" = "popgestured/${REAL##*/}" ] || fail "the clone's phys is '$phys'"
+# What the daemon's udev monitor reads to skip clones: the parent inputN's PHYS.
+udevadm info --query=property --path="$(readlink -f "/sys/class/input/${CLONE_NODE##*/}/device")" |
+    grep -qx "PHYS=\"popgestured/${REAL##*/}\"" || fail "udev has no PHYS=\"popgestured/…\" on the clone's inputN"
 
 read_with_libinput clone "$CLONE_NODE"
 read_with_libinput real "$REAL"
