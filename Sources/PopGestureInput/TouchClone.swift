@@ -45,10 +45,13 @@ public final class TouchClone {
     private var raw: [input_event] = []
 
     /// Clones the device `device` is open on, with its current slot (libevdev follows
-    /// it as events are read) and its `EV_MSC` codes.
+    /// it as events are read) and its `EV_MSC` codes. For a protocol A device, pass the
+    /// stream the clone gets: `description` =
+    /// ``ProtocolAConverter/convertedDescription`` (mtdev's slots start at 0).
     ///
-    /// Throws as ``init(template:currentSlot:)`` does.
-    public convenience init(cloning device: EvdevDevice) throws(InputError) {
+    /// Throws as ``init(template:currentSlot:)`` does (a protocol A device without its
+    /// converted description has no slots: `.invalidDescription`).
+    public convenience init(cloning device: EvdevDevice, as description: DeviceDescription? = nil) throws(InputError) {
         let handle = device.handle
         var misc: Set<UInt16> = []
         if libevdev_has_event_type(handle, UInt32(EV_MSC)) != 0 {
@@ -59,7 +62,7 @@ public final class TouchClone {
         let sysname = device.path.split(separator: "/").last.map(String.init) ?? device.path
         let slot = libevdev_get_num_slots(handle) > 0 ? libevdev_get_current_slot(handle) : 0
         try self.init(
-            template: CloneTemplate(cloning: device.description, sysname: sysname, miscCodes: misc),
+            template: CloneTemplate(cloning: description ?? device.description, sysname: sysname, miscCodes: misc),
             currentSlot: slot)
     }
 
