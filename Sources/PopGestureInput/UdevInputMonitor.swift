@@ -135,6 +135,19 @@ public final class UdevInputMonitor {
         udev_unref(udev)
     }
 
+    /// Whether udevd has processed the event node `devnode` (`/dev/input/eventN`): its
+    /// rules ran and its database entry exists, so a compositor has been told. Grab mode
+    /// grabs a real device only once its ``TouchClone``'s node is processed. Clones are
+    /// never reported by ``receive()``, but their udev messages still make the monitor's
+    /// fd readable: check pending clones whenever it is. False for anything else.
+    public func hasProcessed(devnode: String) -> Bool {
+        guard InputDeviceInfo.isEventNode(devnode),
+              let device = udev_device_new_from_subsystem_sysname(udev, "input", String(devnode.dropFirst("/dev/input/".count)))
+        else { return false }
+        defer { udev_device_unref(device) }
+        return udev_device_get_is_initialized(device) != 0
+    }
+
     /// The touchscreens and touchpads present now, in `/sys` order. Empty when udev cannot
     /// scan.
     public func enumerate() -> [InputDeviceInfo] {

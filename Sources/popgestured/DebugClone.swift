@@ -9,7 +9,8 @@ import PopGestureInput
 /// and its frames are left out until every finger has lifted. The VM's scenario 91
 /// reads the clone with `libinput debug-events`.
 ///
-/// Prints one line per step on stdout: `clone DEVNODE`, `grabbed` (or
+/// Prints one line per step on stdout: `clone DEVNODE`, `announced` (udev has
+/// processed the clone: grab mode grabs only then), `grabbed` (or
 /// `not grabbed: WHY` when a finger is down at the grab), `cancelled slot S`,
 /// `released` on SIGTERM or SIGINT, after which it cancels what is down, ungrabs
 /// and exits 0.
@@ -32,6 +33,15 @@ struct DebugClone: ParsableCommand {
         let device = try EvdevDevice(path: devnode)
         let clone = try TouchClone(cloning: device)
         say("clone \(clone.devnode ?? "?")")
+        // As grab mode does: grab only once udev has announced the clone.
+        let monitor = try UdevInputMonitor()
+        var waited = 0
+        while !monitor.hasProcessed(devnode: clone.devnode ?? "") {
+            guard waited < 600 else { throw ValidationError("udev never processed \(clone.devnode ?? "the clone")") }
+            usleep(100_000)
+            waited += 1
+        }
+        say("announced")
         if grab {
             try device.grab()
             if try device.kernelContactsDown() {

@@ -49,6 +49,12 @@ import Testing
         #expect(Self.info(devnode: devnode, Self.touchscreen) == nil)
     }
 
+    @Test func aNodeThatDoesNotExistIsNotProcessed() throws {
+        let monitor = try UdevInputMonitor()
+        #expect(!monitor.hasProcessed(devnode: "/dev/input/event99999"))
+        #expect(!monitor.hasProcessed(devnode: "/dev/null"))
+    }
+
     /// The daemon must never read (and clone) a grab mode clone, its own or another's.
     @Test func touchClonesAreSkipped() {
         var parent = Self.parent

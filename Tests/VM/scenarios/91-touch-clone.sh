@@ -42,7 +42,8 @@ start_clone() {
     "$POPGESTURED" debug-clone "$REAL" --grab "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     TOOL_PID=$!
     BG_PIDS+=("$TOOL_PID")
-    wait_for 60 "debug-clone to grab $REAL" _tool_said "$name" '^grabbed$'
+    wait_for 120 "debug-clone to grab $REAL" _tool_said "$name" '^grabbed$'
+    grep -q '^announced$' "$WORK/$name.out" || fail "debug-clone grabbed before udev announced the clone"
     CLONE_NODE=$(sed -n 's/^clone //p' "$WORK/$name.out")
     [ -e "$CLONE_NODE" ] || fail "debug-clone printed no clone node: $(cat "$WORK/$name.out")"
     udevadm settle --timeout=60 || true
