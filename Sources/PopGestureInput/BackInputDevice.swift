@@ -137,8 +137,9 @@ public final class BackInputDevice: @unchecked Sendable {
         try write(UInt32(EV_SYN), UInt16(SYN_REPORT), 0)
     }
 
-    /// The error for a failed creation, with its fix.
-    static func creationError(_ status: CInt) -> InputError {
+    /// The error for a failed creation of `what` (the back input device, a touch
+    /// clone), with its fix.
+    static func creationError(_ status: CInt, creating what: String = "the back input device") -> InputError {
         let errno = Errno(rawValue: -status)
         let fix = switch errno {
         case .noSuchFileOrDirectory, .noSuchAddressOrDevice:
@@ -149,6 +150,6 @@ public final class BackInputDevice: @unchecked Sendable {
             "the kernel refused the device"
         }
         return InputError(
-            .uinput, "cannot create the back input device on \(uinputPath): \(errno); \(fix)", errno: errno)
+            .uinput, "cannot create \(what) on \(uinputPath): \(errno); \(fix)", errno: errno)
     }
 }

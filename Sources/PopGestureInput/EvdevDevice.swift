@@ -18,7 +18,8 @@ public final class EvdevDevice {
     /// with the description, so that contacts already down are held until they lift.
     public let stateAtOpen: DeviceStateAtOpen
 
-    private let handle: OpaquePointer
+    /// libevdev's handle; ``TouchClone`` reads the capabilities and the current slot from it.
+    let handle: OpaquePointer
     private let fd: FileDescriptor
     /// NORMAL until a SYN_DROPPED, then SYNC until the resync is drained; kept across
     /// calls, since ``read(into:)`` may return in the middle of a resync.
@@ -117,6 +118,73 @@ public final class EvdevDevice {
                 throw InputError(.readFailed, "\(path): read failed: \(errno)", errno: errno)
             }
         }
+    }
+
+    /// Whether this fd holds the device's grab (``grab()``).
+    public private(set) var isGrabbed = false
+
+    /// Takes the device for this fd alone (`EVIOCGRAB` through `libevdev_grab`): from
+    /// now on no other reader gets its events, the compositor included, until
+    /// ``ungrab()``. Contacts down at that moment end for nobody: other readers get no
+    /// release. Grab only while no finger is down.
+    ///
+    /// The kernel drops the grab when this fd closes (`evdev_release` calls
+    /// `evdev_ungrab`): at `deinit`, and when the process dies in any way, SIGKILL
+    /// included, since the kernel closes its fds then. A grab never outlives the daemon.
+    ///
+    /// Does nothing when already grabbed. Throws `.grabFailed` when another process holds
+    /// the grab (`EBUSY`) or the kernel refuses, `.deviceGone` after an unplug.
+    public func grab() throws(InputError) {
+        guard !isGrabbed else { return }
+        let status = libevdev_grab(handle, LIBEVDEV_GRAB)
+        guard status == 0 else {
+            let errno = Errno(rawValue: -status)
+            if errno == .operationNotSupportedByDevice {
+                throw InputError(.deviceGone, "\(path): device gone", errno: errno)
+            }
+            let why = errno == .resourceBusy ? "another process holds it" : "\(errno)"
+            throw InputError(.grabFailed, "\(path): cannot grab the device: \(why)", errno: errno)
+        }
+        isGrabbed = true
+    }
+
+    /// Gives the grab back (`EVIOCGRAB` 0): other readers get the device's events again.
+    /// Does nothing when not grabbed; an unplugged device has no grab left, so `ENODEV`
+    /// counts as done. Throws `.grabFailed` when the kernel refuses otherwise.
+    public func ungrab() throws(InputError) {
+        guard isGrabbed else { return }
+        let status = libevdev_grab(handle, LIBEVDEV_UNGRAB)
+        let errno = Errno(rawValue: -status)
+        guard status == 0 || errno == .operationNotSupportedByDevice else {
+            throw InputError(.grabFailed, "\(path): cannot release the grab: \(errno)", errno: errno)
+        }
+        isGrabbed = false
+    }
+
+    /// Whether a finger is down on the device now, asked of the kernel (not of the
+    /// events read so far): any slot with a tracking id (`EVIOCGMTSLOTS`, the first
+    /// ``DeviceDescription/maximumTrackedSlots`` slots), or `BTN_TOUCH` down
+    /// (`EVIOCGKEY`; all a protocol A device has). Right after ``grab()``, it tells
+    /// whether a finger landed before the grab took: then ``ungrab()`` and wait for idle.
+    ///
+    /// Throws `.deviceGone` after an unplug and `.readFailed` when the kernel refuses.
+    public func kernelContactsDown() throws(InputError) -> Bool {
+        func check(_ status: CInt) throws(InputError) -> Bool {
+            guard status >= 0 else {
+                let errno = Errno(rawValue: -status)
+                if errno == .operationNotSupportedByDevice {
+                    throw InputError(.deviceGone, "\(path): device gone", errno: errno)
+                }
+                throw InputError(.readFailed, "\(path): cannot read the contacts down: \(errno)", errno: errno)
+            }
+            return status > 0
+        }
+        let slots = libevdev_get_num_slots(handle)
+        if slots > 0, description.has(axis: ABS.mtTrackingID),
+           try check(popgestured_slots_down(fd.rawValue, UInt32(min(Int(slots), DeviceDescription.maximumTrackedSlots)))) {
+            return true
+        }
+        return description.has(key: BTN.touch) ? try check(popgestured_key_down(fd.rawValue, UInt32(BTN.touch))) : false
     }
 
     private static func setupError(_ path: String, _ status: CInt, doing what: String) -> InputError {

@@ -28,6 +28,12 @@ public struct InputError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let uinput = Code(rawValue: "uinput")
         /// A back input names a key the back input device was not created with.
         public static let undeclaredCode = Code(rawValue: "undeclared-code")
+        /// Events given to a touch clone are no frame: too many, or not ending with
+        /// `SYN_REPORT`. Nothing was written.
+        public static let invalidFrame = Code(rawValue: "invalid-frame")
+        /// `EVIOCGRAB` failed: another process holds the device (`EBUSY`), or the
+        /// kernel refused.
+        public static let grabFailed = Code(rawValue: "grab-failed")
     }
 
     public var code: Code

@@ -3,6 +3,10 @@ import Glibc
 import PopGestureCore
 
 /// A touchscreen or touchpad as udev describes it, before it is opened.
+///
+/// A grab mode clone (``TouchClone``: `phys` starting `popgestured/`) is never one,
+/// whichever daemon made it: reading its own clone, the daemon would see every
+/// forwarded frame twice, and clone the clone.
 public struct InputDeviceInfo: Sendable, Hashable {
     /// The evdev node, always `/dev/input/event*`.
     public var devnode: String
@@ -41,10 +45,12 @@ public struct InputDeviceInfo: Sendable, Hashable {
     }
 
     /// The mapping from udev properties, without udev. Nil for anything but an event
-    /// node of a touchscreen or touchpad.
+    /// node of a touchscreen or touchpad, and for a touch clone.
     init?(devnode: String?, syspath: String, properties: [String: String], parentProperties: [String: String]) {
         // A touchscreen also gets mouseN (and sometimes jsN) nodes; only evdev's nodes carry MT.
         guard let devnode, Self.isEventNode(devnode) else { return nil }
+        // The kernel's uevent of the parent inputN carries PHYS="…", quotes included.
+        if let phys = parentProperties["PHYS"].map(Self.unquoted), CloneTemplate.isClone(phys: phys) { return nil }
         // Touchpad first, as libinput decides when both are set.
         if properties["ID_INPUT_TOUCHPAD"] == "1" {
             kind = .touchpad
@@ -127,6 +133,19 @@ public final class UdevInputMonitor {
     deinit {
         udev_monitor_unref(monitor)
         udev_unref(udev)
+    }
+
+    /// Whether udevd has processed the event node `devnode` (`/dev/input/eventN`): its
+    /// rules ran and its database entry exists, so a compositor has been told. Grab mode
+    /// grabs a real device only once its ``TouchClone``'s node is processed. Clones are
+    /// never reported by ``receive()``, but their udev messages still make the monitor's
+    /// fd readable: check pending clones whenever it is. False for anything else.
+    public func hasProcessed(devnode: String) -> Bool {
+        guard InputDeviceInfo.isEventNode(devnode),
+              let device = udev_device_new_from_subsystem_sysname(udev, "input", String(devnode.dropFirst("/dev/input/".count)))
+        else { return false }
+        defer { udev_device_unref(device) }
+        return udev_device_get_is_initialized(device) != 0
     }
 
     /// The touchscreens and touchpads present now, in `/sys` order. Empty when udev cannot

@@ -10,5 +10,5 @@ struct PopGestured: ParsableCommand {
             application in front over a Unix socket (`run`, the default). `replay` runs a
             recording through the same engine; `demo` shows a generated swipe.
             """,
-        subcommands: [Run.self, Replay.self, Demo.self], defaultSubcommand: Run.self)
+        subcommands: [Run.self, Replay.self, Demo.self, DebugClone.self], defaultSubcommand: Run.self)
 }

@@ -49,6 +49,22 @@ import Testing
         #expect(Self.info(devnode: devnode, Self.touchscreen) == nil)
     }
 
+    @Test func aNodeThatDoesNotExistIsNotProcessed() throws {
+        let monitor = try UdevInputMonitor()
+        #expect(!monitor.hasProcessed(devnode: "/dev/input/event99999"))
+        #expect(!monitor.hasProcessed(devnode: "/dev/null"))
+    }
+
+    /// The daemon must never read (and clone) a grab mode clone, its own or another's.
+    @Test func touchClonesAreSkipped() {
+        var parent = Self.parent
+        parent["PHYS"] = "\"popgestured/event4\""
+        #expect(Self.info(Self.touchscreen, parent: parent) == nil)
+        parent["PHYS"] = "\"i2c-WCOM5256:00\""
+        #expect(Self.info(Self.touchscreen, parent: parent) != nil)
+        #expect(CloneTemplate.isClone(phys: CloneTemplate(cloning: CloneTemplateTests.panel, sysname: "event4").phys))
+    }
+
     @Test func theCalibrationTextIsPassedOnUnparsed() {
         var properties = Self.touchscreen
         properties["LIBINPUT_CALIBRATION_MATRIX"] = "0 1 0 -1 0 1"

@@ -1,0 +1,164 @@
+import PopGestureCore
+@testable import PopGestureInput
+import Testing
+
+/// What a touch clone writes: forwarded frames, the cancel frame, and the tool-type
+/// reset after a cancel. Pure; the VM's scenario 91 shows libinput's reading of it.
+@Suite struct CloneStreamTests {
+    static let t = Timestamp(microseconds: 5_000_000)
+
+    static func abs(_ code: UInt16, _ value: Int32) -> InputEvent {
+        InputEvent(time: t, type: EV.abs, code: code, value: value)
+    }
+    static func key(_ code: UInt16, _ value: Int32) -> InputEvent {
+        InputEvent(time: t, type: EV.key, code: code, value: value)
+    }
+    static let syn = InputEvent(time: t, type: EV.syn, code: SYN.report, value: 0)
+
+    /// A touch beginning in `slot` as the kernel writes it.
+    static func begin(_ slot: Int32, id: Int32, x: Int32 = 100) -> [InputEvent] {
+        [abs(ABS.mtSlot, slot), abs(ABS.mtTrackingID, id), abs(ABS.mtPositionX, x), abs(ABS.mtPositionY, 50),
+         key(BTN.touch, 1), abs(ABS.x, x), abs(ABS.y, 50), syn]
+    }
+
+    static func run(_ stream: inout CloneStream, _ frame: [InputEvent]) -> [InputEvent] {
+        var out: [InputEvent] = []
+        for event in frame { stream.forward(event, into: &out) }
+        return out
+    }
+
+    @Test func aTapPassesUnchanged() {
+        var stream = CloneStream(slotCount: 10)
+        let down = Self.begin(0, id: 7)
+        let up = [Self.abs(ABS.mtTrackingID, -1), Self.key(BTN.touch, 0), Self.syn]
+        // The kernel starts the clone at slot 0: the first ABS_MT_SLOT 0 is left out, as the kernel would.
+        #expect(Self.run(&stream, down) == Array(down.dropFirst()))
+        #expect(stream.slotsDown == [0])
+        #expect(Self.run(&stream, up) == up)
+        #expect(stream.slotsDown.isEmpty)
+    }
+
+    @Test func theCancelFrameIsPalmThenMinusOne() {
+        var stream = CloneStream(slotCount: 10)
+        _ = Self.run(&stream, Self.begin(0, id: 1))
+        _ = Self.run(&stream, Self.begin(3, id: 2))
+        var out: [InputEvent] = []
+        #expect(stream.cancel(slot: 3, at: Self.t, into: &out))
+        #expect(out == [
+            Self.abs(ABS.mtSlot, 3), Self.abs(ABS.mtToolType, MTTool.palm), Self.abs(ABS.mtTrackingID, -1), Self.syn,
+        ])
+        #expect(stream.slotsDown == [0])
+        #expect(stream.isCancelled(3))
+    }
+
+    @Test func theLastCancelReleasesTheTouchKeys() {
+        var stream = CloneStream(slotCount: 10)
+        _ = Self.run(&stream, Self.begin(2, id: 1) + [Self.key(BTN.toolFinger, 1), Self.syn])
+        var out: [InputEvent] = []
+        #expect(stream.cancel(slot: 2, at: Self.t, into: &out))
+        #expect(out == [
+            Self.abs(ABS.mtSlot, 2), Self.abs(ABS.mtToolType, MTTool.palm), Self.abs(ABS.mtTrackingID, -1),
+            Self.key(BTN.touch, 0), Self.key(BTN.toolFinger, 0), Self.syn,
+        ])
+    }
+
+    @Test func aSlotThatIsNotDownIsNotCancelled() {
+        var stream = CloneStream(slotCount: 4)
+        var out: [InputEvent] = []
+        #expect(!stream.cancel(slot: 1, at: Self.t, into: &out))
+        #expect(!stream.cancel(slot: 9, at: Self.t, into: &out))
+        #expect(!stream.cancel(slot: -1, at: Self.t, into: &out))
+        _ = Self.run(&stream, Self.begin(1, id: 4))
+        #expect(stream.cancel(slot: 1, at: Self.t, into: &out))
+        out.removeAll()
+        #expect(!stream.cancel(slot: 1, at: Self.t, into: &out))  // already cancelled
+        #expect(out.isEmpty)
+    }
+
+    /// libinput reads the tool type when a touch begins: a slot left at palm would
+    /// swallow the next touch.
+    @Test func theNextTouchInACancelledSlotResetsTheToolTypeFirst() {
+        var stream = CloneStream(slotCount: 10)
+        _ = Self.run(&stream, Self.begin(0, id: 1))
+        var out: [InputEvent] = []
+        stream.cancel(slot: 0, at: Self.t, into: &out)
+        // The real lift of the cancelled touch: nothing left to lift on the clone.
+        #expect(Self.run(&stream, [Self.abs(ABS.mtTrackingID, -1), Self.syn]) == [Self.syn])
+        let next = Self.run(&stream, Self.begin(0, id: 2))
+        #expect(next == [
+            Self.abs(ABS.mtToolType, MTTool.finger), Self.abs(ABS.mtTrackingID, 2),
+            Self.abs(ABS.mtPositionX, 100), Self.abs(ABS.mtPositionY, 50), Self.key(BTN.touch, 1),
+            Self.abs(ABS.x, 100), Self.abs(ABS.y, 50), Self.syn,
+        ])
+        #expect(!stream.isCancelled(0))
+        // Only once: the touch after that begins as it came.
+        _ = Self.run(&stream, [Self.abs(ABS.mtTrackingID, -1), Self.syn])
+        #expect(Self.run(&stream, [Self.abs(ABS.mtTrackingID, 3), Self.syn]) == [Self.abs(ABS.mtTrackingID, 3), Self.syn])
+    }
+
+    @Test func aToolTypeFromTheStreamReplacesTheReset() {
+        var stream = CloneStream(slotCount: 10)
+        _ = Self.run(&stream, Self.begin(0, id: 1))
+        var out: [InputEvent] = []
+        stream.cancel(slot: 0, at: Self.t, into: &out)
+        let pen = [Self.abs(ABS.mtToolType, MTTool.pen), Self.abs(ABS.mtTrackingID, 2), Self.syn]
+        #expect(Self.run(&stream, pen) == pen)
+    }
+
+    /// After a cancel the clone is at the cancelled slot; a frame of another slot that
+    /// does not name it (the real device is still there) must get its slot back.
+    @Test func theSlotIsWrittenAgainAfterACancelMovedTheClone() {
+        var stream = CloneStream(slotCount: 10)
+        _ = Self.run(&stream, Self.begin(0, id: 1))
+        _ = Self.run(&stream, Self.begin(1, id: 2))  // the stream is at slot 1 now
+        var out: [InputEvent] = []
+        stream.cancel(slot: 0, at: Self.t, into: &out)
+        let move = [Self.abs(ABS.mtPositionX, 300), Self.syn]
+        #expect(Self.run(&stream, move) == [Self.abs(ABS.mtSlot, 1)] + move)
+        #expect(stream.cloneSlot == 1)
+    }
+
+    @Test func aCloneMadeMidStreamStartsAtTheRealSlot() {
+        var stream = CloneStream(slotCount: 10, currentSlot: 4)
+        let begin = [Self.abs(ABS.mtTrackingID, 9), Self.syn]
+        #expect(Self.run(&stream, begin) == [Self.abs(ABS.mtSlot, 4)] + begin)
+        #expect(stream.slotsDown == [4])
+    }
+
+    @Test func untrackedSlotsDroppedAndSynDroppedLeftOut() {
+        var stream = CloneStream(slotCount: 2)
+        let frame = [
+            Self.abs(ABS.mtSlot, 5), Self.abs(ABS.mtTrackingID, 1), Self.abs(ABS.mtPositionX, 1),
+            Self.key(BTN.touch, 1), Self.syn,
+        ]
+        #expect(Self.run(&stream, frame) == [Self.key(BTN.touch, 1), Self.syn])
+        #expect(stream.slotsDown.isEmpty)
+        let dropped = InputEvent(time: Self.t, type: EV.syn, code: SYN.dropped, value: 0)
+        let mtReport = InputEvent(time: Self.t, type: EV.syn, code: SYN.mtReport, value: 0)
+        #expect(Self.run(&stream, [dropped, mtReport, Self.syn]) == [Self.syn])
+        let timestamp = InputEvent(time: Self.t, type: EV.msc, code: MSC.timestamp, value: 42)
+        #expect(Self.run(&stream, [timestamp, Self.syn]) == [timestamp, Self.syn])
+    }
+
+    @Test func cancelAllIsOneFrame() {
+        var stream = CloneStream(slotCount: 10)
+        _ = Self.run(&stream, Self.begin(0, id: 1))
+        _ = Self.run(&stream, Self.begin(5, id: 2))
+        var out: [InputEvent] = []
+        #expect(stream.cancelAll(at: Self.t, into: &out))
+        #expect(out == [
+            Self.abs(ABS.mtSlot, 0), Self.abs(ABS.mtToolType, MTTool.palm), Self.abs(ABS.mtTrackingID, -1),
+            Self.abs(ABS.mtSlot, 5), Self.abs(ABS.mtToolType, MTTool.palm), Self.abs(ABS.mtTrackingID, -1),
+            Self.key(BTN.touch, 0), Self.syn,
+        ])
+        #expect(stream.slotsDown.isEmpty)
+        out.removeAll()
+        #expect(!stream.cancelAll(at: Self.t, into: &out))
+        #expect(out.isEmpty)
+    }
+
+    @Test func slotCountIsBounded() {
+        #expect(CloneStream(slotCount: 1 << 20).slotCount == DeviceDescription.maximumTrackedSlots)
+        #expect(CloneStream(slotCount: -3).slotCount == 0)
+    }
+}
