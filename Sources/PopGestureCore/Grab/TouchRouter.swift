@@ -88,6 +88,12 @@ public struct TouchRouter: Sendable {
     private struct Slot {
         var state: SlotState = .idle
         var trackingID: Int32 = -1
+        /// The real device's `ABS_MT_TOOL_TYPE` for the slot, as last reported.
+        var toolType: Int32 = MTTool.finger
+        /// The clone's last contact here was cancelled, so its tool type is still
+        /// `MT_TOOL_PALM`: libinput would swallow the next contact (`PALM_WAS_PALM`)
+        /// unless the tool type is written again before its tracking id.
+        var palmOnClone = false
         var isDown: Bool { trackingID >= 0 }
     }
 
@@ -238,6 +244,7 @@ public struct TouchRouter: Sendable {
         }
 
         if !cancels.isEmpty { cloneSlot = -1 }
+        for c in cancels { slots[c].palmOnClone = true }
         let splitting = !maskOld.isEmpty || !maskNew.isEmpty || holdingNow || !cancels.isEmpty || resync
             || slots.contains(where: { $0.state == .claimed })
         let frameStart = output.count
@@ -269,6 +276,7 @@ public struct TouchRouter: Sendable {
     public mutating func cancelAll(at time: Timestamp) -> Action {
         output.removeAll(keepingCapacity: true)
         let cancels = slotsDownOnClone
+        for c in cancels { slots[c].palmOnClone = true }
         if heldSlot >= 0 { dropHold() }
         for s in slots.indices where slots[s].state != .idle || slots[s].isDown {
             transition(s, to: .idle, "device gone or released")
@@ -323,6 +331,7 @@ public struct TouchRouter: Sendable {
                     continue
                 }
                 tag = Int32(s)
+                if event.code == ABS.mtToolType && slots.indices.contains(s) { slots[s].toolType = event.value }
                 if event.code == ABS.mtTrackingID && slots.indices.contains(s) {
                     let id = slots[s].trackingID
                     if event.value < 0 {
@@ -372,6 +381,8 @@ public struct TouchRouter: Sendable {
             let tag = tags[i]
             switch tag {
             case Self.slotSelect:
+                // The held contact's frames are kept as read.
+                if holding && Int(event.value) == heldSlot { held.append(event) }
                 // Split frames select slots where their kept events need it.
                 if !split {
                     output.append(event)
@@ -400,15 +411,31 @@ public struct TouchRouter: Sendable {
                     if holding && s == heldSlot { held.append(event) }
                     continue
                 }
-                if !singleTouch && cloneSlot != s {
-                    output.append(InputEvent(time: event.time, type: EV.abs, code: ABS.mtSlot, value: Int32(truncatingIfNeeded: s)))
-                    cloneSlot = s
-                }
                 if singleTouch && event.type == EV.key && event.code == BTN.touch { cloneTouching = event.value != 0 }
-                output.append(event)
+                write(event, slot: s)
                 content = true
             }
         }
+    }
+
+    /// Appends one event of slot `s`, selecting the slot on the clone first when its
+    /// current slot differs, and writing the tool type again before a new contact in a
+    /// slot whose last contact was cancelled.
+    private mutating func write(_ event: InputEvent, slot s: Int) {
+        guard !singleTouch else {
+            output.append(event)
+            return
+        }
+        if cloneSlot != s {
+            output.append(InputEvent(time: event.time, type: EV.abs, code: ABS.mtSlot, value: Int32(truncatingIfNeeded: s)))
+            cloneSlot = s
+        }
+        if event.code == ABS.mtTrackingID && event.value >= 0 && slots.indices.contains(s) && slots[s].palmOnClone {
+            // The real value: a real palm stays one.
+            output.append(InputEvent(time: event.time, type: EV.abs, code: ABS.mtToolType, value: slots[s].toolType))
+            slots[s].palmOnClone = false
+        }
+        output.append(event)
     }
 
     /// Re-sends `BTN_TOUCH` when whether the clone has a contact down changed.
@@ -425,12 +452,15 @@ public struct TouchRouter: Sendable {
     /// Writes the held frames to ``output``; the slot becomes passthrough. Returns true.
     private mutating func release(_ s: Int, _ why: String, time: Timestamp) -> Bool {
         for event in held {
-            if !singleTouch && event.type == EV.abs && event.code > ABS.mtSlot && event.code <= ABS.max && cloneSlot != s {
-                output.append(InputEvent(time: event.time, type: EV.abs, code: ABS.mtSlot, value: Int32(truncatingIfNeeded: s)))
-                cloneSlot = s
-            }
             if event.type == EV.key && event.code == BTN.touch { cloneTouching = event.value != 0 }
-            output.append(event)
+            if !singleTouch && event.type == EV.abs && event.code == ABS.mtSlot {
+                output.append(event)
+                cloneSlot = Int(event.value)
+            } else if !singleTouch && event.type == EV.abs && event.code > ABS.mtSlot && event.code <= ABS.max {
+                write(event, slot: s)
+            } else {
+                output.append(event)
+            }
         }
         logger.debug("grab: slot \(s) released, \(heldFrames) frame(s): \(why)")
         dropHold()
