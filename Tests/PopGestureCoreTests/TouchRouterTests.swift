@@ -89,7 +89,7 @@ import Testing
         var engine: GestureEngine
         var router: TouchRouter
         var clone = Clone()
-        var script = TouchScript(device: Fixtures.touchscreen)
+        var script: TouchScript
         var screen: DeviceID
         var actions: [TouchRouter.Action] = []
         var engineEvents: [EngineEvent] = []
@@ -97,15 +97,19 @@ import Testing
         var sent: [InputEvent] = []
         private var fed = 0
 
-        init(mode: GestureMode = .fullscreen, pages: [String] = ["root", "detail"]) throws {
+        init(
+            mode: GestureMode = .fullscreen, pages: [String] = ["root", "detail"],
+            device: DeviceDescription = Fixtures.touchscreen
+        ) throws {
+            script = TouchScript(device: device)
             var settings = GestureSettings()
             settings.mode = mode
             engine = GestureEngine(settings: settings)
             try engine.perform(.create(navigator: "main", pages: pages.map { Page(id: $0) }, layout: nil,
                                        barFollowsTopPage: true), from: ClientID(1), at: script.time)
             engine.drainEvents { _ in }
-            screen = engine.addDevice(Fixtures.touchscreen)
-            router = TouchRouter(device: Fixtures.touchscreen)
+            screen = engine.addDevice(device)
+            router = TouchRouter(device: device)
         }
 
         /// Feeds what the script wrote since the last call, frame by frame, as the engine
@@ -329,6 +333,24 @@ import Testing
         for e in frame { rig.engine.handle(e, from: rig.screen) }
         #expect(router.handle(frame: frame, verdict: rig.engine.touchVerdict(of: rig.screen)) == .release)
         #expect(router.output == rig.sent + frame)
+    }
+
+    @Test("A single-touch screen: a tap passes through, an edge back never reaches the clone")
+    func singleTouch() throws {
+        var rig = try Rig(mode: .edge, device: Fixtures.singleTouch)
+        rig.script.down(at: 0.5, 0.5)
+        rig.script.up()
+        rig.feed()
+        #expect(rig.actions == [.forward, .forward])
+        #expect(rig.clone.written == rig.sent)
+
+        let before = rig.clone.written.count
+        rig.script.down(at: 0.01, 0.5)
+        rig.script.move(byMillimetres: 80, 0, over: .milliseconds(400))
+        rig.script.up()
+        rig.feed()
+        #expect(rig.wentBack)
+        #expect(rig.clone.written.count == before)
     }
 
     // MARK: - Lost events and removal
