@@ -382,6 +382,18 @@ import Testing
         #expect(rig.router.state(of: 0) == .idle)
     }
 
+    @Test("A held edge touch still down after a resync is released: what it did meanwhile is unknown")
+    func droppedEventsReleaseHold() throws {
+        var rig = try Rig(mode: .edge)
+        rig.script.down(at: 0.01, 0.5)
+        rig.feed()
+        rig.script.dropEvents(lost: [])
+        rig.feed()
+        #expect(rig.actions.last == .release)
+        #expect(rig.clone.summary == ["down 0"])
+        #expect(rig.router.state(of: 0) == .passthrough)
+    }
+
     @Test("Removal cancels every contact the clone has down, and only those")
     func removalCancelsAll() throws {
         var rig = try Rig()
