@@ -175,6 +175,47 @@ public struct GestureEngine: Sendable {
         devices.indices.contains(id.rawValue) ? devices[id.rawValue]?.pans.transform : nil
     }
 
+    /// What the device's last frame made of its touches, for grab mode's
+    /// ``TouchRouter``. Read-only: asking changes nothing.
+    ///
+    /// - `.back(slots)` while the arbiter tracks an interactive back driven by this
+    ///   device's pan, on the pan's slots;
+    /// - `.deciding(holdable:)` while it decides this device's pan; `holdable` when the
+    ///   landing would pass every guard that does not depend on the movement
+    ///   (``popRejection(for:to:layout:settings:at:)`` with a level move toward the
+    ///   back), with the destination's mode edge: only then may the touch be held;
+    /// - `.none` otherwise (no pan, rejected, another device's pan).
+    public func touchVerdict(of id: DeviceID) -> TouchRouter.Verdict {
+        guard devices.indices.contains(id.rawValue), let device = devices[id.rawValue] else { return .none }
+        let slots = device.pans.panSlots
+        guard !slots.isEmpty else { return .none }
+        switch arbiter.state {
+        case .interactive(let owner, _, _, _, _, _) where owner == id:
+            return .back(slots)
+        case .deciding(let owner, let origin, let surface) where owner == id:
+            return .deciding(holdable: landingMayBeHeld(origin, surface: surface))
+        default:
+            return .none
+        }
+    }
+
+    private func landingMayBeHeld(_ origin: PanSample, surface: PanSurface) -> Bool {
+        guard surface.isOnScreen, let destination = navigation.destination(backInput: settings.backInput) else {
+            return false
+        }
+        let mode: GestureMode, layout: LayoutDirection
+        switch destination {
+        case .navigator(let navigator): (mode, layout) = (settings.mode, navigation.layout(of: navigator))
+        case .input: (mode, layout) = (settings.backInputMode, navigation.defaultLayout)
+        }
+        // Fullscreen mode never delays: a touch anywhere may become a back.
+        guard mode == .edge else { return false }
+        let start = PanStart(
+            origin: origin.position, translationX: layout.backDirection, translationY: 0,
+            screenWidthMillimetres: surface.widthMillimetres, isOnScreen: true)
+        return popRejection(for: start, to: destination, layout: layout, settings: settings, at: origin.time) == nil
+    }
+
     // MARK: - Events
 
     /// Feeds one event from a device. Work happens at `SYN_REPORT`.

@@ -86,6 +86,16 @@ public struct PanRecognizer: Sendable {
         excluded = ContiguousArray(repeating: false, count: max(1, device.slotCount))
     }
 
+    /// The slots the pan in progress uses; empty unless panning. Read-only, for grab
+    /// mode (``TouchRouter``): the slots a back claims.
+    public var panSlots: SlotSet {
+        guard state == .panning else { return SlotSet() }
+        var set = SlotSet()
+        set.insert(slots.0)
+        if slots.1 >= 0 { set.insert(slots.1) }
+        return set
+    }
+
     private var fingersNeeded: Int { settings.source == .oneFinger ? 1 : 2 }
 
     /// Reads a completed frame and returns the pan event it makes, if any.
