@@ -30,12 +30,10 @@ public final class BackInputDevice: @unchecked Sendable {
     /// `/sys/devices/virtual/input/inputN`; for logs.
     public let syspath: String?
 
-    private let device: OpaquePointer
-    private let uinput: OpaquePointer
+    private let device: UinputDevice
 
-    /// The uinput node: the kernel's `uinput` module makes it; the unit's udev rule
-    /// gives it to the `popgestured-uinput` group.
-    public static let uinputPath = "/dev/uinput"
+    /// The uinput node (``UinputDevice/path``).
+    public static let uinputPath = UinputDevice.path
 
     /// Creates the device with exactly `codes` (all `EV_KEY`: keys and buttons).
     ///
@@ -66,25 +64,14 @@ public final class BackInputDevice: @unchecked Sendable {
             libevdev_enable_event_code(device, UInt32(EV_KEY), UInt32(BTN_LEFT), nil)
         }
 
-        var created: OpaquePointer?
-        // MANAGED: libevdev opens /dev/uinput itself (O_RDWR | O_CLOEXEC) and closes it
-        // in libevdev_uinput_destroy.
-        let status = libevdev_uinput_create_from_device(device, LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue, &created)
-        guard status == 0, let uinput = created else {
-            libevdev_free(device)
-            throw Self.creationError(status)
-        }
-        self.device = device
-        self.uinput = uinput
+        self.device = try UinputDevice(template: device, creating: Self.what)
         self.codes = codes.sorted()
-        devnode = libevdev_uinput_get_devnode(uinput).map { String(cString: $0) }
-        syspath = libevdev_uinput_get_syspath(uinput).map { String(cString: $0) }
+        devnode = self.device.devnode
+        syspath = self.device.syspath
     }
 
-    deinit {
-        libevdev_uinput_destroy(uinput)  // closes /dev/uinput: the kernel removes the device
-        libevdev_free(device)
-    }
+    /// How errors name the device.
+    static let what = "the back input device"
 
     /// Presses `input`: every code down in order, one frame; every code up in
     /// reverse order, a second frame. Two frames, so that an app sees Alt held when
@@ -126,7 +113,7 @@ public final class BackInputDevice: @unchecked Sendable {
     }
 
     private func write(_ type: UInt32, _ code: UInt16, _ value: Int32) throws(InputError) {
-        let status = libevdev_uinput_write_event(uinput, type, UInt32(code), value)
+        let status = libevdev_uinput_write_event(device.handle, type, UInt32(code), value)
         guard status == 0 else {
             let errno = Errno(rawValue: -status)
             throw InputError(.uinput, "writing to the back input device failed: \(errno)", errno: errno)
@@ -135,21 +122,5 @@ public final class BackInputDevice: @unchecked Sendable {
 
     private func synchronize() throws(InputError) {
         try write(UInt32(EV_SYN), UInt16(SYN_REPORT), 0)
-    }
-
-    /// The error for a failed creation of `what` (the back input device, a touch
-    /// clone), with its fix.
-    static func creationError(_ status: CInt, creating what: String = "the back input device") -> InputError {
-        let errno = Errno(rawValue: -status)
-        let fix = switch errno {
-        case .noSuchFileOrDirectory, .noSuchAddressOrDevice:
-            "load the uinput module (modprobe uinput; systemd/modules-load.d/popgestured.conf loads it at boot)"
-        case .permissionDenied, .notPermitted:
-            "give the daemon write access to \(uinputPath) (the popgestured-uinput group and the udev rule in systemd/, then udevadm trigger)"
-        default:
-            "the kernel refused the device"
-        }
-        return InputError(
-            .uinput, "cannot create \(what) on \(uinputPath): \(errno); \(fix)", errno: errno)
     }
 }

@@ -35,10 +35,7 @@ public final class TouchClone {
     /// (1024), the engine's own limit for one frame.
     public static let maximumForwardEvents = GestureEngine.maximumFrameEvents
 
-    private let template: OpaquePointer
-    private let uinput: OpaquePointer
-    /// `/dev/uinput`, O_RDWR | O_CLOEXEC; closing it removes the device.
-    private let uinputFD: CInt
+    private let device: UinputDevice
     private var stream: CloneStream
     /// Reused for every write, so forwarding allocates nothing once it has grown.
     private var events: [InputEvent] = []
@@ -104,37 +101,14 @@ public final class TouchClone {
             libevdev_enable_event_code(device, UInt32(EV_MSC), UInt32(code), nil)
         }
 
-        // Opened here rather than by libevdev (MANAGED), because libevdev never sets
-        // phys: UI_SET_PHYS must come before it creates the device.
-        let fd = Glibc.open(BackInputDevice.uinputPath, O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else {
-            let status = -errno
-            libevdev_free(device)
-            throw Self.creationError(status, name: clone.name)
-        }
-        var created: OpaquePointer?
-        var status = popgestured_uinput_set_phys(fd, template.phys)
-        if status == 0 { status = libevdev_uinput_create_from_device(device, fd, &created) }
-        guard status == 0, let uinput = created else {
-            Glibc.close(fd)
-            libevdev_free(device)
-            throw Self.creationError(status, name: clone.name)
-        }
-        uinputFD = fd
-        self.template = device
-        self.uinput = uinput
+        self.device = try UinputDevice(
+            template: device, phys: template.phys, creating: "the touch clone \"\(clone.name)\"")
         name = clone.name
         stream = CloneStream(slotCount: template.slotCount, currentSlot: currentSlot)
-        devnode = libevdev_uinput_get_devnode(uinput).map { String(cString: $0) }
-        syspath = libevdev_uinput_get_syspath(uinput).map { String(cString: $0) }
+        devnode = self.device.devnode
+        syspath = self.device.syspath
         events.reserveCapacity(64)
         raw.reserveCapacity(64)
-    }
-
-    deinit {
-        libevdev_uinput_destroy(uinput)  // UI_DEV_DESTROY: the kernel removes the device
-        Glibc.close(uinputFD)
-        libevdev_free(template)
     }
 
     /// The clone slots with a contact down, from what was written.
@@ -194,7 +168,7 @@ public final class TouchClone {
             value.value = event.value
             raw.append(value)
         }
-        let fd = libevdev_uinput_get_fd(uinput)
+        let fd = device.fd
         let size = raw.count * MemoryLayout<input_event>.stride
         while true {
             let written = raw.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, size) }
@@ -203,9 +177,5 @@ public final class TouchClone {
             let code = written < 0 ? Errno(rawValue: errno) : Errno.ioError
             throw InputError(.uinput, "\(name): writing to the clone failed: \(code)", errno: code)
         }
-    }
-
-    static func creationError(_ status: CInt, name: String) -> InputError {
-        BackInputDevice.creationError(status, creating: "the touch clone \"\(name)\"")
     }
 }

@@ -20,7 +20,7 @@ import Testing
     }
 
     @Test func aRefusedOpenNamesTheGroup() {
-        let error = BackInputDevice.creationError(-EACCES)
+        let error = UinputDevice.creationError(-EACCES, creating: BackInputDevice.what)
         #expect(error.errno == .permissionDenied)
         #expect(error.message.hasPrefix("cannot create the back input device on /dev/uinput: Permission denied"))
         #expect(error.message.contains("popgestured-uinput"))
