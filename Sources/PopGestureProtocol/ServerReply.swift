@@ -96,9 +96,18 @@ public enum ServerReply: Sendable, Hashable {
 
         /// `{"target":"navigator","navigator":…,"owner":3}` or
         /// `{"target":"input","app":…,"input":"alt+left"}`.
-        public enum LastBack: Sendable, Hashable {
+        public enum LastBack: Sendable, Hashable, CustomStringConvertible {
             case navigator(navigator: String, owner: Int64)
             case input(app: String?, input: String)
+
+            /// `navigator main of client 3`, or `back input alt+left for firefox`: for
+            /// the daemon's log and `popgesturectl status`.
+            public var description: String {
+                switch self {
+                case .navigator(let navigator, let owner): "navigator \(navigator) of client \(owner)"
+                case .input(let app, let input): "back input \(input) for \(app ?? "the focused app")"
+                }
+            }
         }
 
         public struct Device: Sendable, Hashable {

@@ -248,14 +248,8 @@ public struct EngineHost {
         if let last {
             lastBack = last
             // Debug, not info: a swipe allocates nothing on this thread unless asked to log.
-            logger.debug("back: \(Self.describe(last))")
+            logger.debug("back: \(last)")
         }
     }
 
-    private static func describe(_ back: ServerReply.Status.LastBack) -> String {
-        switch back {
-        case .navigator(let navigator, let owner): "navigator \(navigator) of client \(owner)"
-        case .input(let app, let input): "back input \(input) for \(app ?? "the focused app")"
-        }
-    }
 }

@@ -57,11 +57,7 @@ enum StatusTable {
 
     /// `last back: navigator main of client 3`, or `last back: alt+left for firefox`.
     static func lastBackLine(_ back: ServerReply.Status.LastBack?) -> String {
-        switch back {
-        case nil: "last back: none yet"
-        case .navigator(let navigator, let owner)?: "last back: navigator \(navigator) of client \(owner)"
-        case .input(let app, let input)?: "last back: back input \(input) for \(app ?? "the focused app")"
-        }
+        "last back: \(back.map(\.description) ?? "none yet")"
     }
 
     /// `… 66 more devices not listed` when the daemon listed fewer than there are.
