@@ -65,10 +65,13 @@ struct X11BridgeTests {
             for app in ["One", "Two"] {
                 let window = try start(xterm, ["-class", app, "-title", app], name: "xterm-\(app)")
                 pids[app] = window.processIdentifier
-                // --sync waits until the window exists.
-                let found = try xdotool(["search", "--sync", "--class", "^\(app)$"])
+                // --sync --onlyvisible waits until the window is mapped, not only made: openbox
+                // focuses each new window as it maps (focusNew), so a window still unmapped
+                // here would take the focus from one activated later.
+                let found = try xdotool(["search", "--sync", "--onlyvisible", "--class", "^\(app)$"])
                 guard let id = found.split(separator: "\n").first else { throw Failed("no window of class \(app)") }
                 windows[app] = String(id)
+                try waitUntilActive(app)
             }
         }
 
@@ -82,6 +85,16 @@ struct X11BridgeTests {
         /// Makes `app`'s window the active one, through the window manager.
         func activate(_ app: String) throws {
             _ = try xdotool(["windowactivate", "--sync", windows[app]!])
+            try waitUntilActive(app)
+        }
+
+        /// Waits until the window manager names `app`'s window as `_NET_ACTIVE_WINDOW`.
+        func waitUntilActive(_ app: String, seconds: Double = 15) throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while (try? xdotool(["getactivewindow"]))?.trimmingCharacters(in: .whitespacesAndNewlines) != windows[app] {
+                guard Date() < deadline else { throw Failed("the window of \(app) never became active") }
+                usleep(20_000)
+            }
         }
 
         @discardableResult
