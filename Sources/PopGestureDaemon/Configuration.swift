@@ -2,6 +2,15 @@ import Logging
 import PopGestureCore
 import PopGestureInput
 
+/// Whether the daemon grabs the touchscreens (grab mode).
+public enum GrabMode: String, Sendable, Hashable, CaseIterable {
+    /// The daemon only reads: the app under a back swipe gets its touches too.
+    case off
+    /// Each touchscreen (protocol B) is grabbed while no finger is down, and the
+    /// compositor reads a uinput clone that gets every touch but those of a back.
+    case on
+}
+
 /// How touchpads take part in the back gesture.
 public enum TouchpadMode: String, Sendable, Hashable, CaseIterable {
     /// Touchpads are left alone.
@@ -50,6 +59,10 @@ public struct Configuration: Sendable, Hashable {
     public var touchpads: TouchpadMode
     /// `screen`: which touchscreens show the apps. Default ``ScreenSelection/all``.
     public var screen: ScreenSelection
+    /// `grab`: grab mode, where the touches of a back swipe never reach the app
+    /// underneath (docs/ARCHITECTURE.md). Default ``GrabMode/off``: it needs
+    /// `/dev/uinput`, and the compositor then reads a clone of each touchscreen.
+    public var grab: GrabMode
     /// `socket`: ignored under socket activation. Default ``defaultSocketPath``.
     public var socketPath: String
     /// `clients`: who may connect. Default ``ClientsMode/seat``.
@@ -78,6 +91,7 @@ public struct Configuration: Sendable, Hashable {
         rotation = DeviceConfiguration().rotation
         touchpads = TouchpadMode(PanSettings.defaults(for: .touchpad).source)
         screen = .all
+        grab = .off
         socketPath = Self.defaultSocketPath
         clients = .seat
         logLevel = .info

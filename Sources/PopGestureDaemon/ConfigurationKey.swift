@@ -100,7 +100,7 @@ extension Configuration.Key {
     /// Every key, in the order the documentation lists them.
     public static let allCases: [Self] = [
         .mode, .edgeWidth, .decisionDistance, .maxAngle, .commitProgress, .flingVelocity, .layout,
-        .transitionTimeout, .rotation, .touchpads, .screen, .socket, .clients, .logLevel, .backInput,
+        .transitionTimeout, .rotation, .touchpads, .screen, .grab, .socket, .clients, .logLevel, .backInput,
         .backInputMode,
     ]
 
@@ -152,6 +152,9 @@ extension Configuration.Key {
         "screen", \.screen, expected: "all, or the WL_OUTPUT or name of a touchscreen (no control characters)",
         summary: "Which touchscreens show the apps: all, or one touchscreen's udev WL_OUTPUT or name.",
         parse: ScreenSelection.init, format: \.text)
+    public static let grab = Self(
+        "grab", \.grab,
+        summary: "on: grab each touchscreen and pass the compositor a clone without the touches of a back; or off.")
     public static let socket = Self(
         "socket", \.socketPath, expected: "an absolute path of at most \(UnixSocketAddress.maximumPathBytes) bytes",
         summary: "Socket path when not socket-activated.",

@@ -162,7 +162,7 @@ public struct Daemon: Sendable {
             engine.apply(
                 settings: current.gestureSettings(with: backInput), transitionTimeout: current.transitionTimeout,
                 defaultLayout: current.defaultLayout)
-            if !changed.isDisjoint(with: [.rotation, .touchpads, .screen]) {
+            if !changed.isDisjoint(with: [.rotation, .touchpads, .screen, .grab]) {
                 mainLoop.reconfigure(current)
             }
             if changed.contains(.clients) {

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import PopGestureCore
 import PopGestureInput
 
 /// The main loop's descriptors for signals and the watchdog timer. Each either works
@@ -88,5 +89,54 @@ struct PollFailures: Equatable {
 
     mutating func succeeded() {
         consecutive = 0
+    }
+}
+
+/// A one-shot `CLOCK_MONOTONIC` timerfd armed at an absolute time: grab mode's
+/// deadlines (a held touch, a clone udev has not announced). The evdev fds are set to
+/// the same clock, so an event's time and a deadline compare directly. Disarmed, it
+/// costs nothing: an idle daemon still never wakes.
+final class DeadlineTimer {
+    let fileDescriptor: CInt
+    /// What the timer is armed at; nil when disarmed.
+    private(set) var armed: Timestamp?
+
+    init() throws(InputError) {
+        let fd = timerfd_create(CLOCK_MONOTONIC, CInt(TFD_NONBLOCK | TFD_CLOEXEC))
+        guard fd >= 0 else {
+            throw InputError(.loopSetup, "cannot create grab mode's timer: \(String(cString: strerror(errno)))")
+        }
+        fileDescriptor = fd
+    }
+
+    deinit { close(fileDescriptor) }
+
+    /// Arms the timer at `deadline`, or disarms it for nil. A time already past fires
+    /// at once (an absolute time of zero would disarm, so it is at least 1 µs).
+    func arm(at deadline: Timestamp?) throws(InputError) {
+        guard deadline != armed else { return }
+        let microseconds = max(1, deadline?.microseconds ?? 0)
+        let value = deadline == nil
+            ? timespec(tv_sec: 0, tv_nsec: 0)
+            : timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1000)
+        var spec = itimerspec(it_interval: timespec(tv_sec: 0, tv_nsec: 0), it_value: value)
+        guard timerfd_settime(fileDescriptor, CInt(TFD_TIMER_ABSTIME), &spec, nil) == 0 else {
+            throw InputError(.loopSetup, "cannot arm grab mode's timer: \(String(cString: strerror(errno)))")
+        }
+        armed = deadline
+    }
+
+    /// Reads the expiry away (the fd stays readable until then) and disarms.
+    func acknowledge() {
+        var expirations: UInt64 = 0
+        _ = read(fileDescriptor, &expirations, MemoryLayout<UInt64>.size)
+        armed = nil
+    }
+
+    /// `CLOCK_MONOTONIC` now, the clock of the timer and of the evdev events.
+    static func now() -> Timestamp {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Timestamp(seconds: Int64(time.tv_sec), microseconds: Int64(time.tv_nsec / 1000))
     }
 }

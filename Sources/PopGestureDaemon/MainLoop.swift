@@ -16,7 +16,11 @@ public protocol InputSink: AnyObject {
         configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen) throws(InputError)
     func deviceRemoved(key: Int)
     /// Every event one read returned, in order; usually one frame ending in `SYN_REPORT`.
+    /// For a grabbed device, exactly one frame.
     func received(_ events: [InputEvent], fromDevice key: Int)
+    /// What the engine made of the device's pan after the last frame it received:
+    /// grab mode's verdict (``GestureEngine/touchVerdict(of:)``).
+    func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict
     /// Polled with the loop's other descriptors: readable when ``serveRequests()`` has
     /// work (the socket side's requests), or when reading may resume.
     var wakeDescriptor: CInt { get }
@@ -141,6 +145,8 @@ private final class InputLoop: @unchecked Sendable {
         let key: Int
         var info: InputDeviceInfo
         let device: EvdevDevice
+        /// Grab mode's clone and grab, when `grab = on` and the device is a protocol B touchscreen.
+        var grab: TouchGrab?
     }
 
     private let monitor: UdevInputMonitor
@@ -161,6 +167,9 @@ private final class InputLoop: @unchecked Sendable {
     private var pollSet: [pollfd] = []
     private let signalFD: CInt?
     private let timerFD: CInt?
+    /// Grab mode's deadlines (held touches, clones udev has not announced); made with
+    /// the first clone.
+    private var grabTimer: DeadlineTimer?
 
     init(
         monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, mailbox: LoopMailbox,
@@ -198,6 +207,7 @@ private final class InputLoop: @unchecked Sendable {
         pollSet.append(pollfd(fd: signalFD ?? -1, events: Int16(POLLIN), revents: 0))  // poll skips -1
         pollSet.append(pollfd(fd: timerFD ?? -1, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: sink.wakeDescriptor, events: Int16(POLLIN), revents: 0))
+        pollSet.append(pollfd(fd: grabTimer?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
         let firstDevice = pollSet.count
         if readsDevices() {
             for open in devices {
@@ -219,6 +229,11 @@ private final class InputLoop: @unchecked Sendable {
         }
         for key in readyKeys { read(key) }
         if pollSet[1].revents != 0 { applyUdevChanges() }
+        if let grabTimer, pollSet[5].revents != 0 {
+            grabTimer.acknowledge()
+            expireGrabs()
+        }
+        armGrabTimer()
         if pollSet[0].revents != 0 { mailbox.drainWakes() }
         var events: [MainLoop.Event] = []
         if let signalFD, pollSet[2].revents != 0 {
@@ -278,8 +293,12 @@ private final class InputLoop: @unchecked Sendable {
     }
 
     func closeAll() {
-        for open in devices { sink.deviceRemoved(key: open.key) }
-        devices.removeAll()  // deinit closes each fd
+        for open in devices {
+            open.grab?.release(open.device, at: DeadlineTimer.now())
+            sink.deviceRemoved(key: open.key)
+        }
+        devices.removeAll()  // deinit closes each fd, and each clone
+        armGrabTimer()
     }
 
     private func read(_ key: Int) {
@@ -292,11 +311,84 @@ private final class InputLoop: @unchecked Sendable {
         } catch {
             gone = error
         }
-        if !batch.isEmpty {
+        if let grab = devices[index].grab {
+            readGrabbed(index: index, grab: grab)
+        } else if !batch.isEmpty {
             sink.received(batch, fromDevice: key)
         }
         if let gone {
             remove(at: index, reason: gone.message)
+        }
+    }
+
+    /// `batch`, read from a device with grab mode's clone: whole frames through the
+    /// engine and the router once grabbed; before that as usual, then a grab when
+    /// the read ended on a frame (a touch must end where it began).
+    private func readGrabbed(index: Int, grab: TouchGrab) {
+        let open = devices[index]
+        let sink = sink
+        do throws(InputError) {
+            if grab.isGrabbed {
+                try grab.route(
+                    batch, engine: { sink.received($0, fromDevice: open.key) },
+                    verdict: { sink.touchVerdict(ofDevice: open.key) })
+            } else {
+                if !batch.isEmpty { sink.received(batch, fromDevice: open.key) }
+                if batch.last?.isFrameEnd ?? true {
+                    try grab.grabIfReady(open.device, monitor: monitor, now: batch.last?.time ?? DeadlineTimer.now())
+                }
+            }
+        } catch {
+            dropGrab(at: index, error)
+        }
+    }
+
+    /// Grab mode fails for a device (the clone cannot be written, the grab refused):
+    /// the device goes back to being read alongside the compositor.
+    private func dropGrab(at index: Int, _ error: InputError) {
+        guard let grab = devices[index].grab else { return }
+        if error.code == .deviceGone { return }  // the read's own error removes it
+        logger.error("\(devices[index].info.devnode): grab mode off for this device: \(error.message)")
+        grab.release(devices[index].device, at: DeadlineTimer.now())
+        devices[index].grab = nil
+    }
+
+    /// Clones waiting for udev, and devices waiting for their fingers to lift before
+    /// the grab: udev's messages about a clone make the monitor readable.
+    private func grabWaitingDevices(now: Timestamp) {
+        for index in devices.indices {
+            guard let grab = devices[index].grab, !grab.isGrabbed else { continue }
+            do throws(InputError) {
+                try grab.grabIfReady(devices[index].device, monitor: monitor, now: now)
+            } catch {
+                dropGrab(at: index, error)
+            }
+        }
+    }
+
+    /// The grab timer fired: held touches past their deadline are released, clones
+    /// udev never announced are grabbed anyway.
+    private func expireGrabs() {
+        let now = DeadlineTimer.now()
+        for index in devices.indices {
+            guard let grab = devices[index].grab, let deadline = grab.deadline, deadline <= now else { continue }
+            do throws(InputError) {
+                try grab.expire(devices[index].device, monitor: monitor, at: now)
+            } catch {
+                dropGrab(at: index, error)
+            }
+        }
+    }
+
+    /// Arms the grab timer at the earliest deadline, or disarms it.
+    private func armGrabTimer() {
+        guard let grabTimer else { return }
+        let earliest = devices.compactMap { $0.grab?.deadline }.min()
+        do throws(InputError) {
+            try grabTimer.arm(at: earliest)
+        } catch {
+            // Without it a held touch would wait for the next frame: release it now instead.
+            logger.error("\(error.message)")
         }
     }
 
@@ -317,6 +409,7 @@ private final class InputLoop: @unchecked Sendable {
                 remove(at: index, reason: "unplugged")
             }
         }
+        grabWaitingDevices(now: DeadlineTimer.now())
     }
 
     private func open(_ info: InputDeviceInfo) {
@@ -363,12 +456,33 @@ private final class InputLoop: @unchecked Sendable {
             logger.warning("\(info.devnode) \"\(info.name)\": not used: \(error.message)")
             return
         }
-        devices.append(OpenDevice(key: key, info: info, device: device))
+        let grab = info.kind == .touchscreen && configuration.grab == .on ? makeGrab(device, info: info) : nil
+        devices.append(OpenDevice(key: key, info: info, device: device, grab: grab))
         logger.info("\(info.devnode) \"\(description.name)\": using it as a \(info.kind.rawValue) (device \(key))")
+    }
+
+    /// Grab mode's clone of a touchscreen just opened; nil, logged, when grab mode
+    /// cannot take it. The grab itself waits for udev to announce the clone.
+    private func makeGrab(_ device: EvdevDevice, info: InputDeviceInfo) -> TouchGrab? {
+        guard TouchGrab.supports(device.description) else {
+            logger.warning("\(info.devnode) \"\(info.name)\": grab mode takes protocol B touchscreens only; read without a grab")
+            return nil
+        }
+        do throws(InputError) {
+            if grabTimer == nil { grabTimer = try DeadlineTimer() }
+            let grab = try TouchGrab(device: device, now: DeadlineTimer.now(), logger: logger)
+            defer { armGrabTimer() }  // for its wait for udev, should udev never say
+            logger.info("\(info.devnode) \"\(info.name)\": cloned as \(grab.clone.devnode ?? grab.clone.name) for grab mode")
+            return grab
+        } catch {
+            logger.error("\(info.devnode) \"\(info.name)\": no grab mode: \(error.message)")
+            return nil
+        }
     }
 
     private func remove(at index: Int, reason: String) {
         let open = devices.remove(at: index)
+        open.grab?.release(open.device, at: DeadlineTimer.now())
         logger.info("\(open.info.devnode) \"\(open.info.name)\": dropped (\(reason))")
         sink.deviceRemoved(key: open.key)
     }

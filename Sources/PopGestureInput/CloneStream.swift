@@ -54,6 +54,13 @@ public struct CloneStream: Sendable {
         cancelled = Array(repeating: false, count: self.slotCount)
     }
 
+    /// The source's current slot changed without the stream seeing it: frames read
+    /// while nothing was forwarded (before a grab). The frames that follow may address
+    /// `slot` without naming it.
+    public mutating func follow(sourceSlot slot: Int32) {
+        streamSlot = slot
+    }
+
     /// The clone slots with a contact down, ascending.
     public var slotsDown: [Int32] { down.indices.filter { down[$0] }.map(Int32.init) }
 

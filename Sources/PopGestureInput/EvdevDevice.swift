@@ -161,6 +161,13 @@ public final class EvdevDevice {
         isGrabbed = false
     }
 
+    /// The slot libevdev has as current after the events read so far: the slot the
+    /// next `ABS_MT_*` event addresses unless an `ABS_MT_SLOT` comes first. 0 for a
+    /// device without slots.
+    public var currentSlot: Int32 {
+        libevdev_get_num_slots(handle) > 0 ? libevdev_get_current_slot(handle) : 0
+    }
+
     /// Whether a finger is down on the device now, asked of the kernel (not of the
     /// events read so far): any slot with a tracking id (`EVIOCGMTSLOTS`, the first
     /// ``DeviceDescription/maximumTrackedSlots`` slots), or `BTN_TOUCH` down

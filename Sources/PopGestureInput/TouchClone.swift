@@ -111,6 +111,13 @@ public final class TouchClone {
         raw.reserveCapacity(64)
     }
 
+    /// Forwarding starts (again) while the real device is at `slot`: call it at the
+    /// grab, since frames read before it were not forwarded and may have moved the
+    /// real device's current slot (``EvdevDevice/currentSlot``).
+    public func followSource(slot: Int32) {
+        stream.follow(sourceSlot: slot)
+    }
+
     /// The clone slots with a contact down, from what was written.
     public var slotsDown: [Int32] { stream.slotsDown }
 

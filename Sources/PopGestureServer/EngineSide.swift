@@ -62,6 +62,13 @@ public final class EngineSide: @unchecked Sendable {
         flush()
     }
 
+    /// What the engine made of device `key`'s pan after the last frame, for grab
+    /// mode's ``TouchRouter``; `.none` for a device it does not have.
+    public func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict {
+        guard let device = host.devices[key] else { return .none }
+        return host.engine.touchVerdict(of: device.id)
+    }
+
     /// Answers every request queued since the last call, in order. Call it when
     /// ``EngineChannel/wakeDescriptor`` is readable.
     public func serveRequests() {

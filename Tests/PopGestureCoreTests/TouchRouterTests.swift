@@ -183,6 +183,23 @@ import Testing
         #expect(!rig.began)
     }
 
+    @Test("Grabbed while the real device is at slot 2, a touch with no ABS_MT_SLOT is slot 2's")
+    func routingStartsAtTheRealCurrentSlot() throws {
+        let device = Fixtures.touchscreen
+        var router = TouchRouter(device: device, currentSlot: 2)
+        let t = Timestamp(microseconds: 1_000_000)
+        func abs(_ code: UInt16, _ value: Int32) -> InputEvent { InputEvent(time: t, type: EV.abs, code: code, value: value) }
+        let syn = InputEvent(time: t, type: EV.syn, code: SYN.report, value: 0)
+        let landing = [abs(ABS.mtTrackingID, 40), abs(ABS.mtPositionX, 500), abs(ABS.mtPositionY, 500), syn]
+        _ = router.handle(frame: landing, verdict: .none)
+        #expect(router.state(of: 2) == .passthrough)
+        #expect(router.state(of: 0) == .idle)
+        // The back claims slot 2: the cancel names it.
+        let moving = [abs(ABS.mtPositionX, 600), syn]
+        #expect(router.handle(frame: moving, verdict: .back([2])) == .cancel([2]))
+        #expect(router.state(of: 2) == .claimed)
+    }
+
     // MARK: - Cancel path
 
     @Test("A fullscreen back swipe: frames pass until the pan begins, then the slot is cancelled, never lifted")

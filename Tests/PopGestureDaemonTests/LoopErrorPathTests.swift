@@ -50,6 +50,31 @@ import Glibc
         #expect(poll(&ready, 1, 30_000) == 1)
     }
 
+    @Test func theDeadlineTimerFiresAtItsDeadlineAndNotWhenDisarmed() throws {
+        let timer = try DeadlineTimer()
+        var ready = pollfd(fd: timer.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 0) == 0, "a new timer is disarmed")
+
+        // Armed 20 ms ahead: not yet, then at the deadline.
+        let deadline = DeadlineTimer.now() + .milliseconds(20)
+        try timer.arm(at: deadline)
+        #expect(timer.armed == deadline)
+        #expect(poll(&ready, 1, 0) == 0)
+        #expect(poll(&ready, 1, 30_000) == 1)
+        #expect(DeadlineTimer.now() >= deadline)
+        timer.acknowledge()
+        #expect(timer.armed == nil)
+        #expect(poll(&ready, 1, 0) == 0, "acknowledged")
+
+        // A deadline already past fires at once; disarming before it would stops it.
+        try timer.arm(at: DeadlineTimer.now() + .milliseconds(-5))
+        #expect(poll(&ready, 1, 30_000) == 1)
+        timer.acknowledge()
+        try timer.arm(at: DeadlineTimer.now() + .milliseconds(30))
+        try timer.arm(at: nil)
+        #expect(poll(&ready, 1, 100) == 0, "disarmed")
+    }
+
     // MARK: poll
 
     @Test func pollFailuresBackOffThenGiveUp() {

@@ -17,6 +17,7 @@ import Testing
         ) throws(InputError) {}
         func deviceRemoved(key: Int) {}
         func received(_ events: [InputEvent], fromDevice key: Int) {}
+        func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict { .none }
         var wakeDescriptor: CInt { wake.readEnd }
         func serveRequests() { wake.drain() }
         func mayReadDevices() -> Bool { true }

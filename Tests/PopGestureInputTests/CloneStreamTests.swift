@@ -125,6 +125,16 @@ import Testing
         #expect(stream.slotsDown == [4])
     }
 
+    @Test func aGrabAfterTheRealSlotMovedFollowsIt() {
+        // Made while the real device was at slot 0; frames read before the grab were
+        // never forwarded and left it at slot 3.
+        var stream = CloneStream(slotCount: 10, currentSlot: 0)
+        stream.follow(sourceSlot: 3)
+        let begin = [Self.abs(ABS.mtTrackingID, 12), Self.syn]
+        #expect(Self.run(&stream, begin) == [Self.abs(ABS.mtSlot, 3)] + begin)
+        #expect(stream.slotsDown == [3])
+    }
+
     @Test func untrackedSlotsDroppedAndSynDroppedLeftOut() {
         var stream = CloneStream(slotCount: 2)
         let frame = [

@@ -129,14 +129,21 @@ public struct TouchRouter: Sendable {
 
     private var logger: Logger
 
-    public init(device: DeviceDescription, holdLimit: Duration = TouchRouter.holdLimit,
+    /// A router for a device with no contact down (grab mode grabs only then).
+    ///
+    /// - Parameter currentSlot: the real device's current slot when routing starts
+    ///   (libevdev's, at the grab): the kernel names a slot only when it changes, so
+    ///   the frames that follow may address it without `ABS_MT_SLOT`. Nil: the
+    ///   description's first slot. The clone's slot is then taken as unknown, so the
+    ///   first split frame names its slot.
+    public init(device: DeviceDescription, currentSlot: Int? = nil, holdLimit: Duration = TouchRouter.holdLimit,
                 logger: Logger = Logger(label: "popgestured.grab")) {
         singleTouch = device.touchProtocol == .singleTouch
         emulatesPointer = !singleTouch && device.has(key: BTN.touch)
         self.holdLimit = holdLimit
         slots = ContiguousArray(repeating: Slot(), count: max(1, device.slotCount))
-        currentSlot = Int(device.axes[ABS.mtSlot]?.minimum ?? 0)
-        cloneSlot = currentSlot
+        self.currentSlot = currentSlot ?? Int(device.axes[ABS.mtSlot]?.minimum ?? 0)
+        cloneSlot = currentSlot == nil ? self.currentSlot : -1
         self.logger = logger
         held.reserveCapacity(256)
         output.reserveCapacity(256)
