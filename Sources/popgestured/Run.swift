@@ -21,6 +21,7 @@ struct Run: ParsableCommand {
     @Option(name: .setting(.socket), help: .setting(.socket)) var socket: String?
     @Option(name: .setting(.touchpads), help: .setting(.touchpads)) var touchpads: String?
     @Option(name: .setting(.screen), help: .setting(.screen)) var screen: String?
+    @Option(name: .setting(.grab), help: .setting(.grab)) var grab: String?
     @Option(name: .setting(.clients), help: .setting(.clients)) var clients: String?
     @Option(name: .setting(.logLevel), help: .setting(.logLevel)) var logLevel: String?
     @Option(name: .setting(.backInput), help: .setting(.backInput)) var backInput: String?
@@ -35,6 +36,7 @@ struct Run: ParsableCommand {
         overrides[.socket] = socket
         overrides[.touchpads] = touchpads
         overrides[.screen] = screen
+        overrides[.grab] = grab
         overrides[.clients] = clients
         overrides[.logLevel] = verbose ? "debug" : logLevel
         overrides[.backInput] = backInput

@@ -214,6 +214,9 @@ start_daemon() {
     mkdir -p "$(dirname "$SOCK")"
     rm -f "$SOCK"
     DAEMON_LOG="$WORK/daemon.log"
+    # What this daemon logs starts after this line (start_daemon appends to the log).
+    LOG_MARK=0
+    if [ -e "$DAEMON_LOG" ]; then LOG_MARK=$(wc -l <"$DAEMON_LOG"); fi
     log "starting $POPGESTURED --socket $SOCK $*"
     "$POPGESTURED" --socket "$SOCK" "$@" >>"$DAEMON_LOG" 2>&1 &
     DAEMON_PID=$!
@@ -329,4 +332,49 @@ expect_one_back_from() {
     sleep 2  # anything phantom would show up now
     expect_events "$WORK/owner.out" back 1
     expect_events "$WORK/watch.out" pop-began "$2"
+}
+
+# ---------------------------------------------------------------- libinput, as a compositor reads
+
+# read_with_libinput NAME NODE: `libinput debug-events` on NODE into $WORK/NAME.out.
+read_with_libinput() {
+    : >"$WORK/$1.out"
+    stdbuf -oL libinput debug-events --device "$2" >"$WORK/$1.out" 2>&1 &
+    BG_PIDS+=("$!")
+    wait_for 60 "libinput to add $2" grep -q DEVICE_ADDED "$WORK/$1.out"
+}
+# touches NAME KIND: how many KIND (TOUCH_DOWN, TOUCH_UP, TOUCH_CANCEL) lines NAME.out has.
+touches() { grep -c " $2 " "$WORK/$1.out" || true; }
+has_touches() { [ "$(touches "$1" "$2")" -ge "$3" ]; }
+# expect_touches NAME DOWN UP CANCEL: exactly these counts, or fail showing the file.
+expect_touches() {
+    local got
+    got="$(touches "$1" TOUCH_DOWN) $(touches "$1" TOUCH_UP) $(touches "$1" TOUCH_CANCEL)"
+    [ "$got" = "$2 $3 $4" ] || { grep -v TOUCH_MOTION "$WORK/$1.out" | tail -n 30 >&2
+        fail "$1: expected TOUCH_DOWN/UP/CANCEL $2 $3 $4, got $got"; }
+}
+# touch_sequence NAME: NAME.out's touch events without the node and the times: one
+# line per TOUCH_DOWN/MOTION/UP/CANCEL/FRAME with its slots and coordinates, to compare
+# what libinput made of two nodes given the same frames.
+touch_sequence() {
+    awk '$2 ~ /^TOUCH_/ { $1 = ""; $3 = ""; print }' "$WORK/$1.out"
+}
+
+# ---------------------------------------------------------------- grab mode
+
+# mark_daemon_log: from now on clone_of and wait_grabbed read only newer log lines
+# (a device replugged may come back on the same /dev/input node).
+mark_daemon_log() { LOG_MARK=$(wc -l <"$DAEMON_LOG"); }
+_log_since_mark() { tail -n +"$(( ${LOG_MARK:-0} + 1 ))" "$DAEMON_LOG"; }
+# clone_of NODE: the clone the daemon logged for NODE ("NODE ...: cloned as /dev/input/eventN").
+clone_of() { _log_since_mark | grep -F "$1 " | sed -n 's/.*cloned as \(\/dev\/input\/event[0-9]*\).*/\1/p' | tail -n 1; }
+_grabbed() { daemon_alive; _log_since_mark | grep -qF "$1: grabbed; the compositor reads the clone"; }
+# wait_grabbed NODE: the daemon (--grab on) grabbed NODE; sets CLONE to its clone,
+# once udev has tagged it a touchscreen.
+wait_grabbed() {
+    wait_for 120 "the daemon to grab $1" _grabbed "$1"
+    CLONE=$(clone_of "$1")
+    [ -e "$CLONE" ] || fail "no clone node for $1 in the log: $(_log_since_mark | grep -F "$1")"
+    wait_for 60 "udev to tag the clone $CLONE a touchscreen" udev_prop "$CLONE" ID_INPUT_TOUCHSCREEN=1
+    log "$1 grabbed; its clone is $CLONE"
 }

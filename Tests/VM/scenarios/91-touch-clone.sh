@@ -55,23 +55,6 @@ _tool_said() {
     grep -q "$2" "$WORK/$1.out"
 }
 
-# read_with_libinput NAME NODE: `libinput debug-events` on NODE into $WORK/NAME.out.
-read_with_libinput() {
-    stdbuf -oL libinput debug-events --device "$2" >"$WORK/$1.out" 2>&1 &
-    BG_PIDS+=("$!")
-    wait_for 60 "libinput to add $2" grep -q DEVICE_ADDED "$WORK/$1.out"
-}
-# touches NAME KIND: how many KIND (TOUCH_DOWN, TOUCH_UP, TOUCH_CANCEL) lines NAME.out has.
-touches() { grep -c " $2 " "$WORK/$1.out" || true; }
-has_touches() { [ "$(touches "$1" "$2")" -ge "$3" ]; }
-# expect_touches NAME DOWN UP CANCEL: exactly these counts, or fail showing the file.
-expect_touches() {
-    local got
-    got="$(touches "$1" TOUCH_DOWN) $(touches "$1" TOUCH_UP) $(touches "$1" TOUCH_CANCEL)"
-    [ "$got" = "$2 $3 $4" ] || { grep -v TOUCH_MOTION "$WORK/$1.out" | tail -n 30 >&2
-        fail "$1: expected TOUCH_DOWN/UP/CANCEL $2 $3 $4, got $got"; }
-}
-
 start_clone tool --cancel-after 8
 
 # 1. What the clone is.
