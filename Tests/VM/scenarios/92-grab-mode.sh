@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# (p) Grab mode in the daemon (issue 10), read by libinput as a compositor reads
+# (`libinput debug-events`). `popgestured --grab on` clones each protocol B
+# touchscreen, grabs the real one once udev announced the clone, and forwards every
+# frame it does not claim. A client's navigator is in front, so swipes go back.
+#   1. Before the daemon: libinput's reading of two real multi-finger recordings
+#      (a 4-finger drag on the Atmel panel, a 2-finger scroll on the EP0430M09)
+#      on their real nodes: the reference.
+#   2. Fullscreen mode (the default), on the ELAN panel's clone:
+#      a tap -> TOUCH_DOWN, TOUCH_UP; a vertical scroll -> TOUCH_DOWN, motion,
+#      TOUCH_UP, and no back; a back swipe -> TOUCH_DOWN … TOUCH_CANCEL, never
+#      TOUCH_UP, and the client gets its back. The grabbed real node gives libinput
+#      nothing.
+#   3. The two recordings again, now into grabbed devices: libinput reads the same
+#      touches, slots, coordinates and frames on their clones as on the real nodes.
+#   4. SIGTERM: the daemon exits 0, the clones go, the real node reaches libinput.
+#   5. Edge mode: a back swipe from the edge -> nothing at all on the clone, and the
+#      back; a tap at the edge (held, then released at the lift) -> TOUCH_DOWN,
+#      TOUCH_UP; a swipe from mid-screen (no back in edge mode) -> DOWN … UP.
+# timeout: 900
+source "$(dirname "$0")/../lib.sh"
+
+need_daemon
+command -v libinput >/dev/null || fail "libinput (libinput-tools) is missing: scripts/setup --vm installs it"
+desc=$(recording elan-touchscreen.desc)  # protocol B, 10 slots, 10 units/mm, 331 mm wide
+tap="$WORK/tap.events" scroll="$WORK/scroll.events" back="$WORK/back.events"
+edge="$WORK/edge.events" edge_tap="$WORK/edge-tap.events" mid="$WORK/mid.events"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.502 --duration-ms 20 >"$tap"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.5 --y 0.2 --to-y 0.8 >"$scroll"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.3 --to 0.8 >"$back"
+# From 1 % of the width: inside the 4.8 mm edge zone (3.3 mm in).
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.01 >"$edge"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.01 --to 0.011 --duration-ms 20 >"$edge_tap"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.40 --to 0.95 >"$mid"
+
+# wait_lifts NAME N: N TOUCH_UP or TOUCH_CANCEL lines in NAME.out.
+_lifted() { [ $(( $(touches "$1" TOUCH_UP) + $(touches "$1" TOUCH_CANCEL) )) -ge "$2" ]; }
+wait_lifts() { wait_for 60 "$2 lifts in $1" _lifted "$1" "$2"; }
+expect_backs() { expect_events "$WORK/owner.out" back "$1"; }
+
+# 1. The reference: the recordings on their real nodes, before any daemon.
+declare -A REC_NODE REC_FILE REC_LIFTS
+for rec in atmel-maxtouch.4-finger-drag-down.events ep0430m09.2-finger-scroll-down.events; do
+    name=${rec%%.*}
+    create_device "$(recording "$rec")"
+    REC_NODE[$name]=$DEV_NODE REC_FILE[$name]=$(recording "$rec")
+    read_with_libinput "$name-real" "$DEV_NODE"
+    play "$DEV_NODE" "$(recording "$rec")"
+    REC_LIFTS[$name]=$(grep -c '^E: .* 0003 0039 -001' "$(recording "$rec")")
+    wait_lifts "$name-real" "${REC_LIFTS[$name]}"
+    sleep 1
+    touch_sequence "$name-real" >"$WORK/$name.reference"
+    log "$name on its real node: $(touches "$name-real" TOUCH_DOWN) down, $(wc -l <"$WORK/$name.reference") touch events"
+    [ "$(touches "$name-real" TOUCH_DOWN)" -ge 2 ] || fail "$rec gave libinput fewer than two contacts"
+done
+
+# 2. Fullscreen mode.
+start_daemon --grab on
+open_owner owner
+create_device "$desc"
+REAL=$DEV_NODE
+wait_grabbed "$REAL"
+read_with_libinput clone "$CLONE"
+read_with_libinput real "$REAL"
+
+play "$REAL" "$tap"
+wait_lifts clone 1
+expect_touches clone 1 1 0
+
+play "$REAL" "$scroll"
+wait_lifts clone 2
+sleep 1
+expect_touches clone 2 2 0
+[ "$(grep -c ' TOUCH_MOTION ' "$WORK/clone.out")" -ge 10 ] || fail "the scroll's motion did not reach the clone"
+expect_backs 0
+
+play "$REAL" "$back"
+wait_for 30 "the back swipe's back" has_event "$WORK/owner.out" back
+wait_lifts clone 3
+sleep 2  # a late TOUCH_UP would show up now
+expect_touches clone 3 2 1
+expect_backs 1
+grep -E ' TOUCH_(DOWN|UP|CANCEL) ' "$WORK/clone.out" | awk '{print $2}' | tr '\n' ' ' >"$WORK/clone.order"
+[ "$(cat "$WORK/clone.order")" = "TOUCH_DOWN TOUCH_UP TOUCH_DOWN TOUCH_UP TOUCH_DOWN TOUCH_CANCEL " ] ||
+    fail "the clone's touches came in this order: $(cat "$WORK/clone.order")"
+expect_touches real 0 0 0
+
+# 3. The recordings into grabbed devices: the same touches on the clones.
+for name in atmel-maxtouch ep0430m09; do
+    node=${REC_NODE[$name]}
+    wait_grabbed "$node"
+    read_with_libinput "$name-clone" "$CLONE"
+    play "$node" "${REC_FILE[$name]}"
+    wait_lifts "$name-clone" "${REC_LIFTS[$name]}"
+    sleep 1
+    touch_sequence "$name-clone" >"$WORK/$name.clone"
+    diff "$WORK/$name.reference" "$WORK/$name.clone" >"$WORK/$name.diff" ||
+        { head -n 20 "$WORK/$name.diff" >&2; fail "$name: libinput read other touches on the clone than on the real node"; }
+    log "$name through its clone: the same $(wc -l <"$WORK/$name.clone") touch events"
+done
+expect_backs 1
+
+# 4. SIGTERM: the clones go, and the real node reaches libinput again.
+stop_daemon
+wait_for 30 "the clone $CLONE to go" test ! -e "$CLONE"
+grep -q "grabbed" "$DAEMON_LOG" || fail "no grab in the log"
+play "$REAL" "$tap"
+wait_lifts real 1
+expect_touches real 1 1 0
+
+# 5. Edge mode.
+mv "$DAEMON_LOG" "$WORK/daemon-fullscreen.log"
+start_daemon --grab on --mode edge
+open_owner owner2
+wait_grabbed "$REAL"
+read_with_libinput edge-clone "$CLONE"
+play "$REAL" "$edge"
+wait_for 30 "the edge swipe's back" has_event "$WORK/owner2.out" back
+sleep 2
+expect_touches edge-clone 0 0 0
+[ "$(grep -c ' TOUCH_' "$WORK/edge-clone.out")" -eq 0 ] || fail "the held edge swipe reached the clone"
+
+play "$REAL" "$edge_tap"
+wait_lifts edge-clone 1
+expect_touches edge-clone 1 1 0
+
+play "$REAL" "$mid"
+wait_lifts edge-clone 2
+sleep 1
+expect_touches edge-clone 2 2 0
+expect_events "$WORK/owner2.out" back 1
+stop_daemon
+log "grab mode: passthrough, cancel, hold, the same multi-finger touches, and a clean stop as expected"
