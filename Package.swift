@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "PopGestureRecording", targets: ["PopGestureRecording"]),
         .library(name: "PopGestureServer", targets: ["PopGestureServer"]),
         .library(name: "PopGestureDaemon", targets: ["PopGestureDaemon"]),
+        .library(name: "PopGestureClient", targets: ["PopGestureClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -99,6 +100,15 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
+        // The client library for apps in Swift, and popgesturectl's socket plumbing: a state
+        // machine without I/O (ClientConnectionState) and a thin non-blocking driver for any
+        // poll loop (PopGestureClient). No Foundation, no threads of its own.
+        .target(
+            name: "PopGestureClient",
+            dependencies: [
+                "PopGestureProtocol", "PopGestureSystem", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+
         // Pure-Swift readers for evemu and `libinput record` recordings.
         .target(
             name: "PopGestureRecording",
@@ -118,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureProtocol", "PopGestureSystem", "CXcb",
+                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -145,6 +155,12 @@ let package = Package(
             name: "PopGestureDaemonTests",
             dependencies: [
                 "PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "PopGestureSynthesis", "popgestured", "popgesturectl",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+        .testTarget(
+            name: "PopGestureClientTests",
+            dependencies: [
+                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "popgestured",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(

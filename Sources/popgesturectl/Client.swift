@@ -1,3 +1,4 @@
+import PopGestureClient
 import PopGestureProtocol
 
 /// The request/reply layer over a `Connection`: `hello`, numbered requests, and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import PopGestureClient
 
 @main
 struct PopGestureCtl: ParsableCommand {
@@ -7,7 +8,7 @@ struct PopGestureCtl: ParsableCommand {
         commandName: "popgesturectl",
         abstract: "Talk to popgestured: watch gestures, inspect navigators, script a client.",
         discussion: """
-            The socket is --socket PATH, else $POPGESTURED_SOCKET, else \(defaultSocketPath).
+            The socket is --socket PATH, else $POPGESTURED_SOCKET, else \(PopGestureSocket.defaultPath).
 
             A navigator belongs to the connection that created it: only that connection \
             can change it, and it vanishes when that connection closes. So `push` stays \
@@ -95,7 +96,7 @@ struct CtlFailure: Error {
 /// Where the daemon is, shared by every command.
 struct SocketOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The daemon's socket.", discussion: "Default: $POPGESTURED_SOCKET, else \(defaultSocketPath).",
+        "The daemon's socket.", discussion: "Default: $POPGESTURED_SOCKET, else \(PopGestureSocket.defaultPath).",
         valueName: "path"))
     var socket: String?
 
@@ -105,9 +106,7 @@ struct SocketOptions: ParsableArguments {
 
     /// `--socket`, else the environment variable when set and not empty, else the default.
     static func resolve(option: String?, environment: String?) -> String {
-        if let option { return option }
-        if let environment, !environment.isEmpty { return environment }
-        return defaultSocketPath
+        PopGestureSocket.path(option: option, environment: environment)
     }
 }
 

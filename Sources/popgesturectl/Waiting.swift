@@ -1,4 +1,5 @@
 import Glibc
+import PopGestureClient
 import SystemPackage
 
 /// The write end of the self-pipe; the handler may touch nothing but this.

@@ -1,4 +1,5 @@
 import Glibc
+import PopGestureClient
 import SystemPackage
 
 /// The I/O of a bridge: one `poll` over the window system, the daemon's socket and the

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import PopGestureClient
 import PopGestureSystem
 import SystemPackage
 
