@@ -25,6 +25,8 @@ public struct Daemon: Sendable {
     public var logger: Logger
     /// Called after a successful reload, e.g. to change the log level at once.
     public var onReload: @Sendable (Configuration) -> Void
+    /// `--event-pipe`: a FIFO read as one more touchscreen (``EventPipe``). Default nil.
+    public var eventPipe: String?
 
     /// - Parameter configuration: loaded by the caller, so that a bad file stops the
     ///   daemon before anything starts.
@@ -66,7 +68,8 @@ public struct Daemon: Sendable {
         do {
             mainLoop = try MainLoop(
                 configuration: configuration, sink: engine,
-                signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, logger: logger)
+                signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, eventPipe: eventPipe,
+                logger: logger)
         } catch {
             try? server.close().wait()
             throw error

@@ -82,10 +82,13 @@ public final class MainLoop: Sendable {
     ///   - signals: reported by ``run(_:)`` as ``Event/signal(_:)``; block them first
     ///     with ``blockSignals(_:)``, or they keep their default action.
     ///   - watchdogInterval: reported as ``Event/watchdog``; nil arms no timer.
+    ///   - eventPipe: a FIFO whose raw `input_event` records are read as one more
+    ///     touchscreen (``EventPipe``): benchmarks and tests on machines without uinput.
     public init(
         configuration: Configuration, sink: some InputSink, signals: [CInt] = [], watchdogInterval: Duration? = nil,
-        logger: Logger
+        eventPipe: String? = nil, logger: Logger
     ) throws(InputError) {
+        let pipe = try eventPipe.map { path throws(InputError) in try EventPipe(path: path) }
         let monitor = try UdevInputMonitor()
         let mailbox = try LoopMailbox()
         let timerFD = try LoopDescriptors.timerDescriptor(watchdogInterval)
@@ -99,7 +102,7 @@ public final class MainLoop: Sendable {
         self.mailbox = mailbox
         self.loop = InputLoop(
             monitor: monitor, configuration: configuration, sink: sink, mailbox: mailbox,
-            signalFD: signalFD, timerFD: timerFD, logger: logger)
+            signalFD: signalFD, timerFD: timerFD, eventPipe: pipe, logger: logger)
         loop.openPresentDevices()
     }
 
@@ -167,14 +170,18 @@ private final class InputLoop: @unchecked Sendable {
     private var pollSet: [pollfd] = []
     private let signalFD: CInt?
     private let timerFD: CInt?
+    /// `--event-pipe`: read as one more touchscreen, under `eventPipeKey` while the sink has it.
+    private let eventPipe: EventPipe?
+    private var eventPipeKey: Int?
     /// Grab mode's deadlines (held touches, clones udev has not announced); made with
     /// the first clone.
     private var grabTimer: DeadlineTimer?
 
     init(
         monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, mailbox: LoopMailbox,
-        signalFD: CInt?, timerFD: CInt?, logger: Logger
+        signalFD: CInt?, timerFD: CInt?, eventPipe: EventPipe?, logger: Logger
     ) {
+        self.eventPipe = eventPipe
         self.monitor = monitor
         self.mailbox = mailbox
         self.configuration = configuration
@@ -190,10 +197,29 @@ private final class InputLoop: @unchecked Sendable {
         if let timerFD { close(timerFD) }
     }
 
-    var deviceCount: Int { devices.count }
+    var deviceCount: Int { devices.count + (eventPipeKey == nil ? 0 : 1) }
 
     func openPresentDevices() {
         for info in monitor.enumerate() { open(info) }
+        addEventPipe()
+    }
+
+    /// The event pipe, as a touchscreen with nothing down (it has no state at open).
+    private func addEventPipe() {
+        guard let eventPipe, eventPipeKey == nil else { return }
+        let key = nextKey
+        nextKey += 1
+        let deviceConfiguration = DeviceConfiguration(
+            kind: .touchscreen, rotation: configuration.rotation, calibration: .identity)
+        do {
+            try sink.deviceAdded(
+                key: key, path: eventPipe.path, name: EventPipe.description.name, description: EventPipe.description,
+                configuration: deviceConfiguration, stateAtOpen: DeviceStateAtOpen())
+            eventPipeKey = key
+            logger.info("\(eventPipe.path): reading input_event records as a touchscreen (device \(key))")
+        } catch {
+            logger.error("\(eventPipe.path): not used: \(error.message)")
+        }
     }
 
     /// Blocks until something is readable, reads it, and returns the signals and
@@ -209,11 +235,16 @@ private final class InputLoop: @unchecked Sendable {
         pollSet.append(pollfd(fd: sink.wakeDescriptor, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: grabTimer?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
         let firstDevice = pollSet.count
-        if readsDevices() {
+        let reads = readsDevices()
+        if reads {
             for open in devices {
                 pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
             }
         }
+        // After the devices, so that their indices stay those of `devices`.
+        let pipeIndex = pollSet.count
+        pollSet.append(pollfd(fd: reads && eventPipeKey != nil ? eventPipe!.fileDescriptor : -1,
+                              events: Int16(POLLIN), revents: 0))
         // No timeout: the watchdog, when armed, is the timerfd above.
         let ready = poll(&pollSet, nfds_t(pollSet.count), -1)
         guard ready > 0 else {
@@ -224,10 +255,11 @@ private final class InputLoop: @unchecked Sendable {
         // Requests first: their replies then come before the events of the frames read below.
         if pollSet[4].revents != 0 { sink.serveRequests() }
         // Devices next: their fds are in `devices` order, and udev changes below may reorder it.
-        let readyKeys = pollSet[firstDevice...].indices.compactMap { index in
+        let readyKeys = pollSet[firstDevice..<pipeIndex].indices.compactMap { index in
             pollSet[index].revents != 0 ? devices[index - firstDevice].key : nil
         }
         for key in readyKeys { read(key) }
+        if pollSet[pipeIndex].revents != 0 { readEventPipe() }
         if pollSet[1].revents != 0 { applyUdevChanges() }
         if let grabTimer, pollSet[5].revents != 0 {
             grabTimer.acknowledge()
@@ -292,7 +324,28 @@ private final class InputLoop: @unchecked Sendable {
         logger.info("devices re-opened under the new configuration: \(devices.count) in use")
     }
 
+    private func readEventPipe() {
+        guard let eventPipe, let key = eventPipeKey else { return }
+        batch.removeAll(keepingCapacity: true)
+        var failure: InputError?
+        do {
+            try eventPipe.read { batch.append($0) }
+        } catch {
+            failure = error
+        }
+        if !batch.isEmpty { sink.received(batch, fromDevice: key) }
+        if let failure {
+            logger.error("\(failure.message); the event pipe is no longer read")
+            sink.deviceRemoved(key: key)
+            eventPipeKey = nil
+        }
+    }
+
     func closeAll() {
+        if let key = eventPipeKey {
+            sink.deviceRemoved(key: key)
+            eventPipeKey = nil
+        }
         for open in devices {
             open.grab?.release(open.device, at: DeadlineTimer.now())
             sink.deviceRemoved(key: open.key)

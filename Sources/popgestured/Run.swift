@@ -27,6 +27,11 @@ struct Run: ParsableCommand {
     @Option(name: .setting(.backInput), help: .setting(.backInput)) var backInput: String?
     @Option(name: .setting(.backInputMode), help: .setting(.backInputMode)) var backInputMode: String?
 
+    @Option(help: ArgumentHelp(
+        "A FIFO of raw input_event records (24 bytes each, CLOCK_MONOTONIC times), read as one more touchscreen: for benchmarks and tests without uinput.",
+        valueName: "fifo"))
+    var eventPipe: String?
+
     @Flag(name: .shortAndLong, help: "Same as --log-level debug: every state transition.")
     var verbose = false
 
@@ -54,9 +59,10 @@ struct Run: ParsableCommand {
             throw ValidationError("\(error)")
         }
         let logging = DaemonLogging(level: configuration.logLevel)
-        let daemon = Daemon(
+        var daemon = Daemon(
             configuration: configuration, configurationPath: config, overrides: overrides,
             logger: logging.makeLogger(), onReload: { logging.setLevel($0.logLevel) })
+        daemon.eventPipe = eventPipe
         // Logging is queued (DaemonLogging), so the last lines are written out before exit.
         defer { logging.flush() }
         do {
