@@ -1,6 +1,7 @@
 import Logging
 import PopGestureCore
 import PopGestureInput
+import PopGestureServer
 
 /// Whether the daemon grabs the touchscreens (grab mode).
 public enum GrabMode: String, Sendable, Hashable, CaseIterable {
@@ -63,6 +64,13 @@ public struct Configuration: Sendable, Hashable {
     /// underneath (docs/ARCHITECTURE.md). Default ``GrabMode/off``: it needs
     /// `/dev/uinput`, and the compositor then reads a clone of each touchscreen.
     public var grab: GrabMode
+    /// `max-clients`: connections served at once. Default
+    /// ``ServerLimits/maximumClients`` (128): a tablet runs a handful of apps; a shell
+    /// overlay with many observers, or a benchmark, may want more. At most
+    /// ``maximumClientsRange``'s upper bound, well inside `LimitNOFILE=4096`.
+    public var maximumClients: Int
+    /// The values `max-clients` takes: 1…2048.
+    public static let maximumClientsRange = 1...2048
     /// `socket`: ignored under socket activation. Default ``defaultSocketPath``.
     public var socketPath: String
     /// `clients`: who may connect. Default ``ClientsMode/seat``.
@@ -92,6 +100,7 @@ public struct Configuration: Sendable, Hashable {
         touchpads = TouchpadMode(PanSettings.defaults(for: .touchpad).source)
         screen = .all
         grab = .off
+        maximumClients = ServerLimits().maximumClients
         socketPath = Self.defaultSocketPath
         clients = .seat
         logLevel = .info

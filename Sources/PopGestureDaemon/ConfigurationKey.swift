@@ -100,7 +100,7 @@ extension Configuration.Key {
     /// Every key, in the order the documentation lists them.
     public static let allCases: [Self] = [
         .mode, .edgeWidth, .decisionDistance, .maxAngle, .commitProgress, .flingVelocity, .layout,
-        .transitionTimeout, .rotation, .touchpads, .screen, .grab, .socket, .clients, .logLevel, .backInput,
+        .transitionTimeout, .rotation, .touchpads, .screen, .grab, .socket, .clients, .maximumClients, .logLevel, .backInput,
         .backInputMode,
     ]
 
@@ -164,6 +164,12 @@ extension Configuration.Key {
         format: { $0 })
     public static let clients = Self(
         "clients", \.clients, summary: "Who may connect: seat (root, the daemon's user, each seat's active user) or any.")
+    public static let maximumClients = Self(
+        "max-clients", \.maximumClients,
+        expected: "a whole number from \(Configuration.maximumClientsRange.lowerBound) to \(Configuration.maximumClientsRange.upperBound)",
+        summary: "Connections served at once; the next gets too-many-clients.",
+        parse: { Int($0).flatMap { Configuration.maximumClientsRange.contains($0) ? $0 : nil } },
+        format: { "\($0)" })
     public static let logLevel = Self(
         "log-level", \.logLevel, summary: "trace, debug, info, notice, warning, error or critical.")
     public static let backInput = Self(

@@ -53,9 +53,11 @@ public struct Daemon: Sendable {
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
+        var limits = ServerLimits()
+        limits.maximumClients = configuration.maximumClients
         let server = try SocketServer.makeServer(
-            listening: listening, group: group, admission: admission.policy, shells: admission.shellPolicy,
-            logger: logger
+            listening: listening, group: group, limits: limits, admission: admission.policy,
+            shells: admission.shellPolicy, logger: logger
         ).wait()
         var backInput = BackInputSetup(configuration)
         log(backInput)
@@ -175,8 +177,8 @@ public struct Daemon: Sendable {
             onReload(current)
             let names = changed.map(\.rawValue).sorted().joined(separator: ", ")
             logger.notice("configuration reloaded; changed: \(names.isEmpty ? "nothing" : names)")
-            if changed.contains(.socket) {
-                logger.warning("socket takes effect at the next start")
+            for key in [Configuration.Key.socket, .maximumClients] where changed.contains(key) {
+                logger.warning("\(key) takes effect at the next start")
             }
         case .failure(let error):
             logger.error("reload failed, keeping the previous configuration: \(error)")

@@ -23,6 +23,7 @@ struct Run: ParsableCommand {
     @Option(name: .setting(.screen), help: .setting(.screen)) var screen: String?
     @Option(name: .setting(.grab), help: .setting(.grab)) var grab: String?
     @Option(name: .setting(.clients), help: .setting(.clients)) var clients: String?
+    @Option(name: .setting(.maximumClients), help: .setting(.maximumClients)) var maximumClients: String?
     @Option(name: .setting(.logLevel), help: .setting(.logLevel)) var logLevel: String?
     @Option(name: .setting(.backInput), help: .setting(.backInput)) var backInput: String?
     @Option(name: .setting(.backInputMode), help: .setting(.backInputMode)) var backInputMode: String?
@@ -43,6 +44,7 @@ struct Run: ParsableCommand {
         overrides[.screen] = screen
         overrides[.grab] = grab
         overrides[.clients] = clients
+        overrides[.maximumClients] = maximumClients
         overrides[.logLevel] = verbose ? "debug" : logLevel
         overrides[.backInput] = backInput
         overrides[.backInputMode] = backInputMode

@@ -30,6 +30,7 @@ private let everyKey = """
     grab = on
     socket = /run/popgestured/other#1.sock
     clients = any
+    max-clients = 1024
     log-level = debug
     back-input = KEY_BACK
     back-input-mode = fullscreen
@@ -102,6 +103,7 @@ private let everyKey = """
         #expect(configuration.grab == .on)
         #expect(configuration.socketPath == "/run/popgestured/other#1.sock")
         #expect(configuration.clients == .any)
+        #expect(configuration.maximumClients == 1024)
         #expect(configuration.logLevel == .debug)
         #expect(configuration.backInput.standard?.spelling == "back")
         #expect(configuration.backInputMode == .fullscreen)
@@ -113,7 +115,7 @@ private let everyKey = """
         ("mode", "fullscreen"), ("mode", "edge"), ("layout", "ltr"), ("layout", "rtl"),
         ("rotation", "0"), ("rotation", "90"), ("rotation", "180"), ("rotation", "270"),
         ("touchpads", "off"), ("touchpads", "two-finger"), ("touchpads", "one-finger"),
-        ("grab", "off"), ("grab", "on"), ("screen", "all"), ("screen", "HDMI-A-1"), ("screen", "ELAN Touchscreen"),
+        ("grab", "off"), ("grab", "on"), ("max-clients", "1"), ("max-clients", "2048"), ("screen", "all"), ("screen", "HDMI-A-1"), ("screen", "ELAN Touchscreen"),
         ("clients", "seat"), ("clients", "any"), ("log-level", "trace"), ("log-level", "notice"), ("log-level", "critical"),
         ("commit-progress", "0"), ("commit-progress", "1"), ("max-angle-degrees", "90"),
         ("transition-timeout-ms", "0"), ("transition-timeout-ms", "60000"), ("edge-width-mm", "1e1"),
@@ -253,7 +255,7 @@ private let everyKey = """
             .commitProgress: "0.6", .flingVelocity: "300", .layout: "rtl",
             .transitionTimeout: "500", .rotation: "90", .touchpads: "one-finger",
             .socket: "/tmp/pg.sock", .clients: "any", .logLevel: "trace", .screen: "DSI-1",
-            .backInput: "none", .backInputMode: "fullscreen", .grab: "on",
+            .backInput: "none", .backInputMode: "fullscreen", .grab: "on", .maximumClients: "5",
         ]
         let configuration = try Configuration.parse("", path: path, overrides: overrides)
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
@@ -285,7 +287,7 @@ private let everyKey = """
         ("rotation", "-90"), ("mode", "sideways"), ("layout", "up"), ("touchpads", "three-finger"),
         ("socket", "relative.sock"), ("clients", "nobody"), ("log-level", "loud"),
         ("back-input", "alt+leftt"), ("back-input", "alt+alt"), ("back-input", ""), ("back-input-mode", "anywhere"),
-        ("grab", "yes"),
+        ("grab", "yes"), ("max-clients", "0"), ("max-clients", "2049"), ("max-clients", "lots"),
     ])
     func aFlagIsRefusedWithTheFilesWords(name: String, text: String) throws {
         let key = try #require(Configuration.Key(rawValue: name))
@@ -305,7 +307,7 @@ private let everyKey = """
     @Test func everyKeysFlagIsItsNameWithoutItsUnit() {
         #expect(Configuration.Key.allCases.map(\.flag) == [
             "mode", "edge-width", "decision-distance", "max-angle", "commit-progress", "fling-velocity", "layout",
-            "transition-timeout", "rotation", "touchpads", "screen", "grab", "socket", "clients", "log-level",
+            "transition-timeout", "rotation", "touchpads", "screen", "grab", "socket", "clients", "max-clients", "log-level",
             "back-input", "back-input-mode",
         ])
     }
