@@ -100,6 +100,12 @@ final class TouchGrab {
         }
         let slot = device.currentSlot
         clone.followSource(slot: slot)
+        do {
+            try clone.copyState(of: device)
+        } catch {
+            try? device.ungrab()
+            throw error
+        }
         router = TouchRouter(device: description, currentSlot: Int(slot), logger: logger)
         move(to: .grabbed, "the compositor reads \(clone.devnode ?? clone.name) now")
         logger.info("\(device.path): grabbed; the compositor reads the clone \(clone.devnode ?? clone.name)")
@@ -118,6 +124,7 @@ final class TouchGrab {
             frame.append(event)
             guard event.isFrameEnd else { continue }
             engine(frame)
+            clone.observe(frame)
             let action = router!.handle(frame: frame, verdict: verdict())  // set whenever grabbed
             try carryOut(action, frame: frame)
             frame.removeAll(keepingCapacity: true)

@@ -118,6 +118,33 @@ public final class TouchClone {
         stream.follow(sourceSlot: slot)
     }
 
+    /// Every event of a frame the real device sent, before what the router made of it is
+    /// forwarded (``CloneStream/observe(_:)``): a contact the clone gets later starts
+    /// from the real device's values, even those the kernel did not send again.
+    public func observe(_ frame: [InputEvent]) {
+        for event in frame { stream.observe(event) }
+    }
+
+    /// Gives the clone the real device's current axis values (``CloneStream/appendState(axes:slots:at:into:)``):
+    /// call it at the grab, with nothing down, right after ``followSource(slot:)``.
+    /// Throws `.uinput` when the write fails.
+    public func copyState(of device: EvdevDevice) throws(InputError) {
+        let handle = device.handle
+        let codes = device.description.axes.keys.sorted()
+        let axes = codes.filter { $0 < ABS.mtSlot }.map { code in
+            (code: code, value: libevdev_get_event_value(handle, UInt32(EV_ABS), UInt32(code)))
+        }
+        let slotCount = max(0, Int(libevdev_get_num_slots(handle)))
+        let slots = (0..<slotCount).map { slot in
+            codes.filter { $0 > ABS.mtSlot && $0 != ABS.mtTrackingID }.map { code in
+                (code: code, value: libevdev_get_slot_value(handle, UInt32(slot), UInt32(code)))
+            }
+        }
+        events.removeAll(keepingCapacity: true)
+        stream.appendState(axes: axes, slots: slots, at: .zero, into: &events)
+        try write()
+    }
+
     /// The clone slots with a contact down, from what was written.
     public var slotsDown: [Int32] { stream.slotsDown }
 

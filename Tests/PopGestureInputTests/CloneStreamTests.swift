@@ -135,6 +135,49 @@ import Testing
         #expect(stream.slotsDown == [3])
     }
 
+    @Test func aTouchLandingWhereAnUnforwardedOneLeftGetsItsPositionFromTheSource() {
+        var stream = CloneStream(slotCount: 10)
+        // A claimed swipe in slot 0: seen, never forwarded, it ends at x 700.
+        let claimed = Self.begin(0, id: 7, x: 100) + [Self.abs(ABS.mtPositionX, 700), Self.syn,
+                                                      Self.abs(ABS.mtTrackingID, -1), Self.syn]
+        for event in claimed { stream.observe(event) }
+        // The next touch lands at x 700, y 50: the kernel sends no position, only the id.
+        let landing = [Self.abs(ABS.mtSlot, 0), Self.abs(ABS.mtTrackingID, 8), Self.syn]
+        for event in landing { stream.observe(event) }
+        #expect(Self.run(&stream, landing) == [
+            Self.abs(ABS.mtTrackingID, 8), Self.abs(ABS.mtPositionX, 700), Self.abs(ABS.mtPositionY, 50), Self.syn,
+        ])
+        // Once the clone has them, nothing is repeated.
+        let up = [Self.abs(ABS.mtTrackingID, -1), Self.syn]
+        for event in up { stream.observe(event) }
+        _ = Self.run(&stream, up)
+        let again = [Self.abs(ABS.mtTrackingID, 9), Self.syn]
+        for event in again { stream.observe(event) }
+        #expect(Self.run(&stream, again) == again)
+    }
+
+    @Test func theStateFrameGivesTheCloneTheSourceValues() {
+        var stream = CloneStream(slotCount: 2, currentSlot: 0)
+        var out: [InputEvent] = []
+        stream.appendState(
+            axes: [(ABS.x, 1656), (ABS.y, 900)],
+            slots: [[(ABS.mtPositionX, 1656), (ABS.mtPositionY, 900), (ABS.mtTrackingID, -1)],
+                    [(ABS.mtPositionX, 10), (ABS.mtPositionY, 20)],
+                    [(ABS.mtPositionX, 99)]],  // a slot the clone lacks
+            at: Self.t, into: &out)
+        #expect(out == [
+            Self.abs(ABS.x, 1656), Self.abs(ABS.y, 900),
+            Self.abs(ABS.mtSlot, 0), Self.abs(ABS.mtPositionX, 1656), Self.abs(ABS.mtPositionY, 900),
+            Self.abs(ABS.mtSlot, 1), Self.abs(ABS.mtPositionX, 10), Self.abs(ABS.mtPositionY, 20),
+            Self.syn,
+        ])
+        #expect(stream.cloneSlot == 1)
+        // A touch in slot 0 at the same place needs nothing more.
+        let landing = [Self.abs(ABS.mtSlot, 0), Self.abs(ABS.mtTrackingID, 3), Self.syn]
+        for event in landing { stream.observe(event) }
+        #expect(Self.run(&stream, landing) == landing)
+    }
+
     @Test func untrackedSlotsDroppedAndSynDroppedLeftOut() {
         var stream = CloneStream(slotCount: 2)
         let frame = [

@@ -5,12 +5,16 @@
 # frame it does not claim. A client's navigator is in front, so swipes go back.
 #   1. Before the daemon: libinput's reading of two real multi-finger recordings
 #      (a 4-finger drag on the Atmel panel, a 2-finger scroll on the EP0430M09)
-#      on their real nodes: the reference.
+#      on their real nodes: the reference; and of a tap at 50 % and one at 80 % on
+#      the ELAN panel.
 #   2. Fullscreen mode (the default), on the ELAN panel's clone:
 #      a tap -> TOUCH_DOWN, TOUCH_UP; a vertical scroll -> TOUCH_DOWN, motion,
 #      TOUCH_UP, and no back; a back swipe -> TOUCH_DOWN … TOUCH_CANCEL, never
-#      TOUCH_UP, and the client gets its back. The grabbed real node gives libinput
-#      nothing.
+#      TOUCH_UP, and the client gets its back; a tap where the back swipe ended.
+#      The two taps land where libinput saw them land on the real node, although the
+#      kernel sent no position the clone had not got (the first tap's y is the last
+#      one before the grab, the second's x and y are those of the claimed swipe's
+#      end). The grabbed real node gives libinput nothing.
 #   3. The two recordings again, now into grabbed devices: libinput reads the same
 #      touches, slots, coordinates and frames on their clones as on the real nodes.
 #   4. SIGTERM: the daemon exits 0, the clones go, the real node reaches libinput.
@@ -26,6 +30,8 @@ desc=$(recording elan-touchscreen.desc)  # protocol B, 10 slots, 10 units/mm, 33
 tap="$WORK/tap.events" scroll="$WORK/scroll.events" back="$WORK/back.events"
 edge="$WORK/edge.events" edge_tap="$WORK/edge-tap.events" mid="$WORK/mid.events"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.502 --duration-ms 20 >"$tap"
+tap80="$WORK/tap80.events"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.8 --to 0.802 --duration-ms 20 >"$tap80"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.5 --y 0.2 --to-y 0.8 >"$scroll"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.3 --to 0.8 >"$back"
 # From 1 % of the width: inside the 4.8 mm edge zone (3.3 mm in).
@@ -37,6 +43,13 @@ python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.40 --to 0.95 >"$mid"
 _lifted() { [ $(( $(touches "$1" TOUCH_UP) + $(touches "$1" TOUCH_CANCEL) )) -ge "$2" ]; }
 wait_lifts() { wait_for 60 "$2 lifts in $1" _lifted "$1" "$2"; }
 expect_backs() { expect_events "$WORK/owner.out" back "$1"; }
+# down_at NAME N: where libinput put NAME.out's Nth TOUCH_DOWN: "x%/y% (xmm/ymm)".
+down_at() { grep ' TOUCH_DOWN ' "$WORK/$1.out" | sed -n "$2p" | awk '{print $6, $7}'; }
+expect_down_at() {
+    local got want
+    got=$(down_at "$1" "$2") want=$(down_at "$3" "$4")
+    [ -n "$want" ] && [ "$got" = "$want" ] || fail "$1's touch $2 landed at '$got', not at '$want' as on the real node"
+}
 
 # 1. The reference: the recordings on their real nodes, before any daemon.
 declare -A REC_NODE REC_FILE REC_LIFTS
@@ -55,10 +68,14 @@ for rec in atmel-maxtouch.4-finger-drag-down.events ep0430m09.2-finger-scroll-do
 done
 
 # 2. Fullscreen mode.
-start_daemon --grab on
-open_owner owner
 create_device "$desc"
 REAL=$DEV_NODE
+read_with_libinput taps-real "$REAL"
+play "$REAL" "$tap"
+play "$REAL" "$tap80"
+wait_lifts taps-real 2
+start_daemon --grab on
+open_owner owner
 wait_grabbed "$REAL"
 read_with_libinput clone "$CLONE"
 read_with_libinput real "$REAL"
@@ -66,6 +83,7 @@ read_with_libinput real "$REAL"
 play "$REAL" "$tap"
 wait_lifts clone 1
 expect_touches clone 1 1 0
+expect_down_at clone 1 taps-real 1
 
 play "$REAL" "$scroll"
 wait_lifts clone 2
@@ -80,8 +98,12 @@ wait_lifts clone 3
 sleep 2  # a late TOUCH_UP would show up now
 expect_touches clone 3 2 1
 expect_backs 1
+play "$REAL" "$tap80"
+wait_lifts clone 4
+expect_touches clone 4 3 1
+expect_down_at clone 4 taps-real 2
 grep -E ' TOUCH_(DOWN|UP|CANCEL) ' "$WORK/clone.out" | awk '{print $2}' | tr '\n' ' ' >"$WORK/clone.order"
-[ "$(cat "$WORK/clone.order")" = "TOUCH_DOWN TOUCH_UP TOUCH_DOWN TOUCH_UP TOUCH_DOWN TOUCH_CANCEL " ] ||
+[ "$(cat "$WORK/clone.order")" = "TOUCH_DOWN TOUCH_UP TOUCH_DOWN TOUCH_UP TOUCH_DOWN TOUCH_CANCEL TOUCH_DOWN TOUCH_UP " ] ||
     fail "the clone's touches came in this order: $(cat "$WORK/clone.order")"
 expect_touches real 0 0 0
 
