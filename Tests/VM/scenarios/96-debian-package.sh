@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# timeout: 900
+# Issue 11: the Debian package (scripts/package) installed with dpkg into the
+# VM's own root. virtme-ng boots the host's root read-only under writable tmpfs
+# overlays on /etc, /usr, /var (and /lib, /opt...), so dpkg, systemd-sysusers and
+# deb-systemd-helper write there and the host never sees it. systemd is not PID 1
+# in the VM: deb-systemd-invoke and systemctl are skipped, as in a chroot.
+#
+#   install:   files in place (dpkg --verify), the units' paths rewritten, the
+#              maintainer scripts ran: the popgestured-uinput group exists, the
+#              socket is enabled (deb-systemd-helper's symlink), udev applied the
+#              rule to /dev/uinput; the binaries need no Swift runtime
+#   run:       systemd-socket-activate on the unit's socket path runs
+#              /usr/bin/popgestured as the unit would (not root: nobody, in the
+#              input and popgestured-uinput groups), with the Swift toolchain
+#              hidden; `popgesturectl status` (the packaged one, default socket)
+#              starts and answers; a touchscreen is listed, the back input made
+#   upgrade:   dpkg -i again (postinst configure with the old version) works
+#   remove:    dpkg -r: the files go, the units are masked, state kept
+#   reinstall: after a removal, enabled again and unmasked
+#   purge:     dpkg -P: the watched folders are exactly as before the install
+source "$(dirname "$0")/../lib.sh"
+
+version=$(sed -n '1s/^popgestured (\([^)]*\)).*/\1/p' "$REPO/packaging/debian/changelog")
+deb=${POPGESTURED_DEB:-$REPO/dist/popgestured_${version}_$(dpkg --print-architecture).deb}
+need_file "$deb" "the package (scripts/package builds it; Tests/VM/run does when this scenario is selected)"
+log "package: $deb ($(du -h "$deb" | cut -f1))"
+
+# ---- Where dpkg will write: never the host's files.
+for dir in /etc /usr /var /opt; do
+    fstype=$(findmnt -n -o FSTYPE --target "$dir")
+    [ "$fstype" = overlay ] || fail "$dir is $fstype here, not virtme-ng's overlay: dpkg -i would write to the host"
+done
+log "PID 1 is $(cat /proc/1/comm); /run/systemd/system $([ -d /run/systemd/system ] && echo exists || echo is absent)"
+if dpkg-query -W popgestured >/dev/null 2>&1; then
+    fail "popgestured is already known to dpkg here (the host's database): the before/after comparison would mean nothing"
+fi
+
+# The folders the package and its scripts touch, listed with types, modes and
+# link targets. /var/lib/dpkg/info only for this package's files.
+snapshot() {
+    { find /usr/bin /usr/lib/systemd/system /usr/lib/systemd/user /usr/lib/udev /usr/lib/sysusers.d \
+        /usr/lib/modules-load.d /usr/share/doc/popgestured /etc/systemd /etc/udev /etc/popgestured \
+        /var/lib/systemd/deb-systemd-helper-enabled /var/lib/systemd/deb-systemd-helper-masked \
+        -printf '%y %m %p -> %l\n' 2>/dev/null || true; } | sort
+    find /var/lib/dpkg/info -name 'popgestured*' -printf '%p\n' | sort
+}
+snapshot >"$WORK/before.txt"
+group_before=$(getent group popgestured-uinput || true)
+uinput_before=$(stat -c '%G %a' /dev/uinput)
+log "before: $(wc -l <"$WORK/before.txt") entries; /dev/uinput $uinput_before; group: ${group_before:-none}"
+# /dev/uinput back to the kernel's root:root 0600 when the scenario ends: the
+# group and rule outlive the scenario in this VM (udev does not undo a rule).
+restore_uinput() { chgrp root /dev/uinput; chmod 0600 /dev/uinput; }
+trap 'restore_uinput; cleanup' EXIT
+
+dpkg_do() {  # dpkg_do NAME ARGS...: runs dpkg, output in $WORK/dpkg-NAME.log
+    local name=$1; shift
+    log "dpkg $*"
+    dpkg "$@" >"$WORK/dpkg-$name.log" 2>&1 || { cat "$WORK/dpkg-$name.log" >&2; fail "dpkg $* failed"; }
+    # A maintainer script that complains but exits 0 is a failure too.
+    if grep -iE 'warning|error|not found|cannot' "$WORK/dpkg-$name.log" >&2; then
+        fail "dpkg $* printed the complaints above"
+    fi
+}
+status_of() { dpkg-query -W -f='${db:Status-Abbrev}${Version}' popgestured 2>/dev/null || echo "unknown"; }
+
+# ---------------------------------------------------------------- install
+dpkg_do install -i "$deb"
+[ "$(status_of)" = "ii $version" ] || fail "after dpkg -i the status is '$(status_of)', not 'ii $version'"
+dpkg --verify popgestured || fail "dpkg --verify: installed files differ from the package's md5sums"
+
+for path in /usr/bin/popgestured /usr/bin/popgesturectl /usr/lib/udev/popgestured-clone-properties; do
+    [ -x "$path" ] || fail "$path is missing or not executable"
+done
+for path in /usr/lib/systemd/system/popgestured.service /usr/lib/systemd/system/popgestured.socket \
+    /usr/lib/systemd/user/popgesturectl-sway-bridge.service /usr/lib/systemd/user/popgesturectl-x11-bridge.service \
+    /usr/lib/sysusers.d/popgestured.conf /usr/lib/modules-load.d/popgestured.conf \
+    /usr/lib/udev/rules.d/70-popgestured-uinput.rules /usr/lib/udev/rules.d/71-popgestured-touch-clone.rules \
+    /usr/share/doc/popgestured/copyright /usr/share/doc/popgestured/changelog.Debian.gz; do
+    [ -f "$path" ] || fail "$path is missing"
+done
+zcat /usr/share/doc/popgestured/changelog.Debian.gz | head -n 1 | grep -qF "($version)" ||
+    fail "changelog.Debian.gz does not start with version $version"
+
+# The paths the installed files name point into the package.
+grep -qx 'ExecStart=/usr/bin/popgestured' /usr/lib/systemd/system/popgestured.service ||
+    fail "popgestured.service: $(grep '^ExecStart=' /usr/lib/systemd/system/popgestured.service)"
+for unit in /usr/lib/systemd/system/popgestured.* /usr/lib/systemd/user/popgesturectl-*; do
+    for target in $(sed -n 's#^Documentation=file://##p' "$unit"); do
+        [ -f "$target" ] || fail "${unit##*/}: Documentation= names $target, which is not installed"
+    done
+    exe=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$unit")
+    [ -z "$exe" ] || [ -x "$exe" ] || fail "${unit##*/}: ExecStart= names $exe, which is not installed"
+done
+helper=$(sed -n 's/.*IMPORT{program}="\([^ "]*\).*/\1/p' /usr/lib/udev/rules.d/71-popgestured-touch-clone.rules)
+[ "$helper" = /usr/lib/udev/popgestured-clone-properties ] || fail "the touch-clone rule runs $helper"
+if dpkg -L popgestured | xargs -d '\n' grep -Ils '/usr/local' 2>/dev/null | xargs -r grep -n '/usr/local' | grep -v ':[0-9]*: *#' | grep -v '\.md:'; then
+    fail "an installed file names /usr/local outside a comment (above)"
+fi
+# systemd's own check of the installed units (offline: no manager needed).
+verify=$(systemd-analyze verify popgestured.socket popgestured.service 2>&1 || true)
+[ -z "$verify" ] || { echo "$verify" >&2; fail "systemd-analyze verify complained about the installed units"; }
+mkdir -m 700 "$RUNDIR/user-runtime"
+for unit in popgesturectl-sway-bridge.service popgesturectl-x11-bridge.service; do
+    verify=$(XDG_RUNTIME_DIR="$RUNDIR/user-runtime" systemd-analyze --user verify "/usr/lib/systemd/user/$unit" 2>&1 || true)
+    [ -z "$verify" ] || { echo "$verify" >&2; fail "systemd-analyze --user verify complained about $unit"; }
+done
+log "files in place; ExecStart=, Documentation= and the udev helper point into the package; systemd-analyze verify clean"
+
+# No Swift runtime needed: nothing of it among the libraries, none missing.
+for exe in /usr/bin/popgestured /usr/bin/popgesturectl; do
+    libs=$(ldd "$exe")
+    if grep -E 'libswift|Foundation|libdispatch|not found' <<<"$libs" >&2; then
+        fail "$exe needs the libraries above"
+    fi
+done
+
+# The maintainer scripts ran: systemd-sysusers, deb-systemd-helper, udev.
+getent group popgestured-uinput >/dev/null || fail "no popgestured-uinput group: systemd-sysusers did not run"
+link=/etc/systemd/system/sockets.target.wants/popgestured.socket
+# deb-systemd-helper names the unit by /lib/systemd/system, /usr/lib's alias here (merged /usr).
+[ "$(readlink -f "$link")" = /usr/lib/systemd/system/popgestured.socket ] ||
+    fail "the socket is not enabled: $link -> $(readlink "$link" || echo nothing)"
+[ -e /var/lib/systemd/deb-systemd-helper-enabled/popgestured.socket.dsh-also ] ||
+    fail "deb-systemd-helper kept no state for popgestured.socket"
+[ ! -e /etc/systemd/system/multi-user.target.wants/popgestured.service ] ||
+    fail "the service was enabled; only the socket should be"
+udevadm settle --timeout=60 || true
+[ "$(stat -c '%G %a' /dev/uinput)" = "popgestured-uinput 660" ] ||
+    fail "/dev/uinput is $(stat -c '%G %a' /dev/uinput) after the postinst's udev trigger, not popgestured-uinput 660"
+log "maintainer scripts: group $(getent group popgestured-uinput), $link, /dev/uinput popgestured-uinput 660"
+
+# ---------------------------------------------------------------- run it as the units would
+# The socket unit's path; the service's user is a DynamicUser= in the input and
+# popgestured-uinput groups: nobody with the same groups is the closest here.
+# The Swift toolchain (/opt/swift) is hidden under an empty tmpfs in a mount
+# namespace of the daemon's own, as on a tablet without it. Each program execs
+# the next, so the pid stays the same (LISTEN_PID).
+activate=$(command -v systemd-socket-activate || echo /lib/systemd/systemd-socket-activate)
+need_exec "$activate" "systemd-socket-activate"
+mkdir -p /run/popgestured
+rm -f "$SOCK"
+DAEMON_LOG="$WORK/daemon.log"
+unshare --mount --propagation private -- sh -c 'mount -t tmpfs -o ro,mode=0755 none /opt/swift && exec "$@"' sh \
+    "$activate" -l "$SOCK" \
+    setpriv --reuid=nobody --regid=nogroup --groups=input,popgestured-uinput -- /usr/bin/popgestured \
+    >"$DAEMON_LOG" 2>&1 &
+DAEMON_PID=$!
+BG_PIDS+=("$DAEMON_PID")
+wait_for 30 "systemd-socket-activate to listen on $SOCK" test -S "$SOCK"
+
+# The packaged popgesturectl, its default socket path (the unit's), the first
+# connection: it starts the daemon and waits in the backlog meanwhile.
+env -u POPGESTURED_SOCKET timeout 180 unshare --mount --propagation private -- \
+    sh -c 'mount -t tmpfs -o ro none /opt/swift && exec /usr/bin/popgesturectl status' \
+    >"$WORK/status.out" 2>&1 || { cat "$WORK/status.out" "$DAEMON_LOG" >&2; fail "popgesturectl status got no answer"; }
+cat "$WORK/status.out" >&2
+grep -qiw ready "$DAEMON_LOG" || fail "the daemon never logged 'ready'"
+[ "$(readlink "/proc/$DAEMON_PID/exe")" = /usr/bin/popgestured ] || fail "pid $DAEMON_PID runs $(readlink "/proc/$DAEMON_PID/exe")"
+[ "$(stat -c %U "/proc/$DAEMON_PID")" = nobody ] || fail "the daemon runs as $(stat -c %U "/proc/$DAEMON_PID"), not nobody"
+[ -z "$(ls -A /proc/"$DAEMON_PID"/root/opt/swift)" ] || fail "the daemon could see /opt/swift"
+log "socket-activated /usr/bin/popgestured (pid $DAEMON_PID, nobody, no Swift toolchain) answered popgesturectl status"
+
+# Through the groups the package set up: it reads a touchscreen (input) and
+# made its back input device (/dev/uinput, popgestured-uinput).
+if grep -i 'back input off' "$DAEMON_LOG" >&2; then fail "the daemon could not make its back input device"; fi
+wait_for 60 "the back input device" grep -qx 'popgestured back input' /sys/class/input/input*/name
+create_device "$(recording elan-touchscreen.desc)"
+wait_device_listed "$DEV_NODE"
+remove_device
+stop_daemon
+log "as nobody in input and popgestured-uinput: a touchscreen listed, the back input made, SIGTERM clean"
+
+# ---------------------------------------------------------------- upgrade (same version again)
+dpkg_do upgrade -i "$deb"
+[ "$(status_of)" = "ii $version" ] || fail "after a second dpkg -i the status is '$(status_of)'"
+[ -L "$link" ] || fail "the upgrade lost the socket's enablement"
+
+# ---------------------------------------------------------------- remove, reinstall, remove, purge
+package_files=$(dpkg -L popgestured | grep -v '^/\.$')
+check_removed() {
+    local path
+    [ "$(status_of)" = "rc $version" ] || fail "after dpkg -r the status is '$(status_of)', not 'rc $version'"
+    while read -r path; do
+        [ -d "$path" ] && continue  # shared folders (/usr/bin) stay
+        [ ! -e "$path" ] || fail "dpkg -r left $path"
+    done <<<"$package_files"
+    # Masked (dh_installsystemd): the enablement symlink kept for a reinstall starts nothing.
+    [ "$(readlink /etc/systemd/system/popgestured.socket)" = /dev/null ] || fail "dpkg -r did not mask popgestured.socket"
+}
+dpkg_do remove -r popgestured
+check_removed
+log "removed: the files are gone, the socket masked, its enablement kept for a reinstall"
+
+dpkg_do reinstall -i "$deb"
+[ ! -e /etc/systemd/system/popgestured.socket ] || fail "the reinstall left popgestured.socket masked"
+[ -L "$link" ] || fail "the reinstall did not enable the socket again"
+dpkg_do remove-again -r popgestured
+check_removed
+
+dpkg_do purge -P popgestured
+[ "$(status_of)" = unknown ] || [ "$(status_of)" = "pn " ] || fail "after dpkg -P the status is '$(status_of)'"
+snapshot >"$WORK/after-purge.txt"
+if ! diff -u "$WORK/before.txt" "$WORK/after-purge.txt" >"$WORK/purge.diff"; then
+    cat "$WORK/purge.diff" >&2
+    fail "after dpkg -P the watched folders differ from before the install (above)"
+fi
+# Debian never deletes a system group: files may still carry its id.
+log "purged: $(wc -l <"$WORK/before.txt") entries as before; the group stays: $(getent group popgestured-uinput)"
