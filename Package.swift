@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "popgestured", targets: ["popgestured"]),
         .executable(name: "popgesturectl", targets: ["popgesturectl"]),
+        .executable(name: "popgestured-replay", targets: ["popgestured-replay"]),
         .library(name: "PopGestureCore", targets: ["PopGestureCore"]),
         .library(name: "PopGestureSynthesis", targets: ["PopGestureSynthesis"]),
         .library(name: "PopGestureProtocol", targets: ["PopGestureProtocol"]),
@@ -85,6 +86,7 @@ let package = Package(
                 "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -114,14 +116,32 @@ let package = Package(
             name: "PopGestureRecording",
             dependencies: ["PopGestureCore", .product(name: "Yams", package: "Yams")]),
 
+        // The settings' flags, shared by the daemon and the replay tool.
+        .target(
+            name: "PopGestureCommandLine",
+            dependencies: ["PopGestureDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        // The binary systemd runs: the daemon, its demo and a test tool. No Foundation
+        // and no recording readers (issue 12: they are not the daemon's to carry).
         .executableTarget(
             name: "popgestured",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureRecording", "PopGestureDaemon",
-                "PopGestureSystem", "PopGestureSynthesis",
+                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureDaemon", "PopGestureCommandLine",
+                "PopGestureSystem", "PopGestureSynthesis", "PopGestureServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ]),
+
+        // Recordings through the engine: a tool for developers, with the readers (Foundation, Yams).
+        .executableTarget(
+            name: "popgestured-replay",
+            dependencies: [
+                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureRecording", "PopGestureDaemon",
+                "PopGestureCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // The command-line client: plain POSIX socket I/O, no engine; libxcb for the X11 bridge.
@@ -138,7 +158,8 @@ let package = Package(
         .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore", "PopGestureSynthesis", "CEvdev"]),
         .testTarget(
             name: "ReplayTests",
-            dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureSynthesis", "popgestured"]),
+            dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureSynthesis", "popgestured",
+                           "popgestured-replay"]),
         .testTarget(
             name: "PopGestureRecordingTests",
             dependencies: ["PopGestureRecording", "PopGestureCore"]),
@@ -155,6 +176,7 @@ let package = Package(
             name: "PopGestureDaemonTests",
             dependencies: [
                 "PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "PopGestureSynthesis", "popgestured", "popgesturectl",
+                "popgestured-replay",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import Logging
 import NIOCore
 import NIOPosix
@@ -123,14 +123,22 @@ public struct Daemon: Sendable {
         if SocketProbe.isAnswering(path) {
             throw DaemonError("another popgestured is already listening on \(path)")
         }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FilePath(path).removingLastComponent()
         do {
-            try FileManager.default.createDirectory(
-                atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try Self.makeFolders(folder)
         } catch {
-            throw DaemonError("cannot create the socket's folder \(folder): \(error.localizedDescription)")
+            throw DaemonError("cannot create the socket's folder \(folder): \(error)")
         }
         return .path(path)
+    }
+
+    /// `mkdir -p` with mode 0755: each missing folder of `folder`, outermost first.
+    static func makeFolders(_ folder: FilePath) throws(Errno) {
+        var prefix = FilePath(root: folder.root)
+        for component in folder.components {
+            prefix.append(component)
+            guard mkdir(prefix.string, 0o755) == 0 || errno == EEXIST else { throw Errno(rawValue: errno) }
+        }
     }
 
     /// The first socket systemd passed; the others are closed (and logged), since the

@@ -1,6 +1,7 @@
-import Foundation
+import Glibc
 import Logging
 import NIOConcurrencyHelpers
+import PopGestureSystem
 import Synchronization
 
 /// The daemon's log output, with a level that a reload changes at once in every
@@ -175,9 +176,7 @@ public final class LogWriter: @unchecked Sendable {
         self.write = write
         self.droppedLine = droppedLine
         lines.reserveCapacity(Self.capacity)
-        let thread = Thread { [self] in run() }
-        thread.name = "popgestured log"
-        thread.start()
+        PosixThread.detach(name: "popgestured log") { [self] in run() }
     }
 
     /// Queues a line; returns at once.
@@ -228,7 +227,7 @@ public final class LogWriter: @unchecked Sendable {
     public static let writeToStandardError: @Sendable (String) -> Void = { line in
         var bytes = Array(line.utf8)[...]
         while !bytes.isEmpty {
-            let count = bytes.withUnsafeBytes { Foundation.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            let count = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 return

@@ -1,5 +1,5 @@
-import Foundation
 import Glibc
+import NIOConcurrencyHelpers
 import PopGestureCore
 import PopGestureInput
 import PopGestureSystem
@@ -18,7 +18,7 @@ public final class EngineThread: Sendable {
     public init(_ side: EngineSide) throws(InputError) {
         let wake = try WakePipe.forLoop()
         self.wake = wake
-        let thread = Thread { [self] in
+        PosixThread.detach(name: "engine") { [self] in
             var fds = [
                 pollfd(fd: side.channel.wakeDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
@@ -32,24 +32,24 @@ public final class EngineThread: Sendable {
                 side.serveRequests()
             }
         }
-        thread.name = "engine"
-        thread.start()
     }
 
     /// Runs `job` on the thread and returns its result once it ran, so a request sent
     /// after it returns sees what it did. Not after ``stop()``: nothing would run it.
     public func sync<Result: Sendable>(_ job: @escaping @Sendable (EngineSide) -> Result) -> Result {
-        let done = DispatchSemaphore(value: 0)
+        let done = ConditionLock(value: false)
         let result = Mutex<Result?>(nil)
         jobs.withLock {
             $0.append { side in
                 let value = job(side)
                 result.withLock { $0 = value }
-                done.signal()
+                done.lock()
+                done.unlock(withValue: true)
             }
         }
         wake.wake()
-        done.wait()
+        done.lock(whenValue: true)
+        done.unlock()
         return result.withLock { $0! }
     }
 

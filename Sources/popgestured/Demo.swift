@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import Logging
 import NIOPosix
 import PopGestureCore
@@ -98,7 +98,7 @@ struct Demo: ParsableCommand {
         let touchscreenPresent = try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen })
         let mainLoop = touchscreenPresent ? try MainLoop(configuration: Configuration(), sink: engine, logger: logger) : nil
         let engineThread = touchscreenPresent ? nil : try EngineThread(engine)
-        if let mainLoop { Thread { mainLoop.run() }.start() }
+        if let mainLoop { PosixThread.detach(name: "input") { mainLoop.run() } }
 
         let client = try DemoClient(socketPath: path)
         client.start()
@@ -163,7 +163,7 @@ struct Demo: ParsableCommand {
     }
 
     static func defaultSocketPath() -> String {
-        let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? "/tmp"
+        let folder = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) } ?? "/tmp"
         return "\(folder)/popgestured-demo.sock"
     }
 }
@@ -189,7 +189,7 @@ final class DemoClient: @unchecked Sendable {
     }
 
     func start() {
-        Thread { [self] in readLines() }.start()
+        PosixThread.detach(name: "demo client") { [self] in readLines() }
     }
 
     func stop() {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PopGestureCommandLine
 import PopGestureDaemon
 
 /// `popgestured` with no subcommand: the daemon.

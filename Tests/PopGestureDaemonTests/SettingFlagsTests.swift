@@ -1,4 +1,5 @@
 @testable import popgestured
+@testable import popgestured_replay
 import PopGestureDaemon
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
         }
     }
 
-    @Test("replay has a flag for every gesture key")
+    @Test("popgestured-replay has a flag for every gesture key")
     func replayHasEveryGestureKey() throws {
         // replay checks its flags as it parses them, so each gets a valid value: its default.
         for key in Configuration.Key.gestureKeys {

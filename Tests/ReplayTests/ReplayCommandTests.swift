@@ -1,16 +1,16 @@
 import Foundation
 import Testing
 
-/// The `popgestured replay` command as a user runs it: the real binary, real files.
+/// `popgestured-replay` as a user runs it: the real binary, real files.
 @Suite(.enabled(if: SharedRecordings.available, Comment(rawValue: SharedRecordings.absent)))
 struct ReplayCommandTests {
     /// The binary sits beside the test bundle in the build folder.
     static var binary: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("popgestured").path
+            .appendingPathComponent("popgestured-replay").path
     }
 
-    static func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+    static func run(_ arguments: [String], binary: String = binary) throws -> (status: Int32, out: String, err: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -26,7 +26,7 @@ struct ReplayCommandTests {
 
     @Test("replay prints the back an RTL client receives, as JSON lines, the same each time")
     func printsBack() throws {
-        let arguments = ["replay", SharedRecordings.path("synaptics.leftmove.events"),
+        let arguments = [SharedRecordings.path("synaptics.leftmove.events"),
                          "--desc", SharedRecordings.path("synaptics.desc"), "--pan", "one-finger", "--layout", "rtl"]
         let first = try Self.run(arguments)
         #expect(first.status == 0, "\(first.err)")
@@ -41,7 +41,7 @@ struct ReplayCommandTests {
 
     @Test("replay of a headerless events file without --desc fails with a clear message")
     func missingDescription() throws {
-        let result = try Self.run(["replay", SharedRecordings.path("synaptics.leftmove.events")])
+        let result = try Self.run([SharedRecordings.path("synaptics.leftmove.events")])
         #expect(result.status != 0)
         #expect(result.err.contains("synaptics.leftmove.events"))
         #expect(result.err.contains(".desc"))
@@ -49,7 +49,7 @@ struct ReplayCommandTests {
 
     @Test("--transitioning with only a root page is refused with a clear message")
     func transitioningNeedsTwoPages() throws {
-        let result = try Self.run(["replay", SharedRecordings.path("dell-canvas-touch.evemu"), "--transitioning",
+        let result = try Self.run([SharedRecordings.path("dell-canvas-touch.evemu"), "--transitioning",
                                    "--depth", "1"])
         #expect(result.status != 0)
         #expect(result.err.contains("--transitioning"))
@@ -59,9 +59,9 @@ struct ReplayCommandTests {
     func observerSeesReasons() throws {
         let path = SharedRecordings.path("synaptics.leftmove.events")
         let desc = SharedRecordings.path("synaptics.desc")
-        let owner = try Self.run(["replay", path, "--desc", desc, "--pan", "one-finger", "--layout", "rtl", "--depth", "1"])
+        let owner = try Self.run([path, "--desc", desc, "--pan", "one-finger", "--layout", "rtl", "--depth", "1"])
         #expect(owner.status == 0 && owner.out.isEmpty)
-        let observer = try Self.run(["replay", path, "--desc", desc, "--pan", "one-finger", "--layout", "rtl",
+        let observer = try Self.run([path, "--desc", desc, "--pan", "one-finger", "--layout", "rtl",
                                      "--depth", "1", "--observer"])
         #expect(observer.out.contains("\"reason\":\"stack-too-shallow\""))
     }
@@ -72,8 +72,11 @@ struct ReplayCommandTests {
 @Suite struct ReplaySettingsTests {
     @Test("replay --edge-width -3 is refused with the daemon's words")
     func aNegativeEdgeWidthIsRefused() throws {
-        let replay = try ReplayCommandTests.run(["replay", "/nonexistent.evemu", "--edge-width", "-3"])
-        let daemon = try ReplayCommandTests.run(["--edge-width", "-3"])
+        let replay = try ReplayCommandTests.run(["/nonexistent.evemu", "--edge-width", "-3"])
+        let daemon = try ReplayCommandTests.run(
+            ["--edge-width", "-3"],
+            binary: URL(fileURLWithPath: ReplayCommandTests.binary).deletingLastPathComponent()
+                .appendingPathComponent("popgestured").path)
         let message = #"command line: --edge-width: expected a number of millimetres above 0, got "-3""#
         #expect(replay.status != 0)
         #expect(replay.err.contains(message))
@@ -83,10 +86,10 @@ struct ReplayCommandTests {
 
     @Test("replay refuses a commit progress of 2 and a rotation of 45, as the file would")
     func outOfRangeValuesAreRefused() throws {
-        let progress = try ReplayCommandTests.run(["replay", "/nonexistent.evemu", "--commit-progress", "2"])
+        let progress = try ReplayCommandTests.run(["/nonexistent.evemu", "--commit-progress", "2"])
         #expect(progress.status != 0)
         #expect(progress.err.contains(#"command line: --commit-progress: expected a number between 0 and 1, got "2""#))
-        let rotation = try ReplayCommandTests.run(["replay", "/nonexistent.evemu", "--rotation", "45"])
+        let rotation = try ReplayCommandTests.run(["/nonexistent.evemu", "--rotation", "45"])
         #expect(rotation.err.contains(#"command line: --rotation: expected 0, 90, 180 or 270, got "45""#))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PopGestureCore
+import PopGestureCommandLine
 import PopGestureDaemon
 
 /// The options that shape a replayed or demonstrated session: the client's stack,

@@ -2,11 +2,11 @@ import ArgumentParser
 import PopGestureDaemon
 
 /// The flags of the gesture's settings (``Configuration/Key/gestureKeys``), which
-/// `run` and `replay` share. Each flag
+/// `popgestured run` and `popgestured-replay` share. Each flag
 /// keeps its text as typed; ``Configuration/Key``'s own parser reads it, the one that
 /// reads the file, so a flag is parsed once and refused with the file's words.
-struct GestureSettingFlags: ParsableArguments {
-    @Option(name: .setting(.mode), help: .setting(.mode)) var mode: String?
+public struct GestureSettingFlags: ParsableArguments {
+    @Option(name: .setting(.mode), help: .setting(.mode)) public var mode: String?
     @Option(name: .setting(.edgeWidth), parsing: .unconditional, help: .setting(.edgeWidth)) var edgeWidth: String?
     @Option(name: .setting(.decisionDistance), parsing: .unconditional, help: .setting(.decisionDistance))
     var decisionDistance: String?
@@ -20,8 +20,10 @@ struct GestureSettingFlags: ParsableArguments {
     var transitionTimeout: String?
     @Option(name: .setting(.rotation), parsing: .unconditional, help: .setting(.rotation)) var rotation: String?
 
+    public init() {}
+
     /// The flags given, by key.
-    var overrides: ConfigurationOverrides {
+    public var overrides: ConfigurationOverrides {
         var overrides = ConfigurationOverrides()
         for (key, text) in [
             (Configuration.Key.mode, mode), (.edgeWidth, edgeWidth), (.decisionDistance, decisionDistance),
@@ -36,12 +38,12 @@ struct GestureSettingFlags: ParsableArguments {
 
 extension NameSpecification {
     /// `--edge-width` for `edge-width-mm`: the key's flag.
-    static func setting(_ key: Configuration.Key) -> NameSpecification { .customLong(key.flag) }
+    public static func setting(_ key: Configuration.Key) -> NameSpecification { .customLong(key.flag) }
 }
 
 extension ArgumentHelp {
     /// The key's summary and its default, the one ``Configuration/init()`` gives.
-    static func setting(_ key: Configuration.Key) -> ArgumentHelp {
+    public static func setting(_ key: Configuration.Key) -> ArgumentHelp {
         ArgumentHelp("\(key.summary) Default: \(Configuration().value(of: key)).", valueName: key.flag)
     }
 }

@@ -3,8 +3,12 @@ import Logging
 import PopGestureCore
 import PopGestureRecording
 
+/// `popgestured-replay`: a tool of its own, not a subcommand of the daemon, so that the
+/// binary systemd runs carries no recording readers and no Foundation (issue 12).
+@main
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "popgestured-replay",
         abstract: "Run a recording through the gesture engine and print what a client receives.",
         discussion: """
             Plays the recording with its own timestamps as one client whose navigator
