@@ -208,6 +208,20 @@ public final class EvdevDevice {
     }
 }
 
+extension input_event {
+    /// The kernel's record of `event`, as evdev gives it and uinput takes it. A time
+    /// before the epoch is no valid time: it is written as zero, which uinput stamps.
+    init(_ event: InputEvent) {
+        let microseconds = max(0, event.time.microseconds)
+        self.init()
+        time.tv_sec = Int(microseconds / 1_000_000)
+        time.tv_usec = Int(microseconds % 1_000_000)
+        type = event.type
+        code = event.code
+        value = event.value
+    }
+}
+
 extension InputEvent {
     init(_ raw: input_event) {
         self.init(

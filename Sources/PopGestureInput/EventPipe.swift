@@ -108,13 +108,6 @@ public final class EventPipe {
 
     /// The record for `event`, as a writer puts it into the pipe (tests, benchmarks).
     public static func record(_ event: InputEvent) -> [UInt8] {
-        let microseconds = max(0, event.time.microseconds)
-        var raw = input_event()
-        raw.time.tv_sec = Int(microseconds / 1_000_000)
-        raw.time.tv_usec = Int(microseconds % 1_000_000)
-        raw.type = event.type
-        raw.code = event.code
-        raw.value = event.value
-        return withUnsafeBytes(of: &raw) { Array($0) }
+        withUnsafeBytes(of: input_event(event)) { Array($0) }
     }
 }

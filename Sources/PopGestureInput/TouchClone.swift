@@ -191,17 +191,7 @@ public final class TouchClone {
     private func write() throws(InputError) {
         guard !events.isEmpty else { return }
         raw.removeAll(keepingCapacity: true)
-        for event in events {
-            // A time before the epoch is no valid time: zero lets the kernel stamp it.
-            let microseconds = max(0, event.time.microseconds)
-            var value = input_event()
-            value.time.tv_sec = Int(microseconds / 1_000_000)
-            value.time.tv_usec = Int(microseconds % 1_000_000)
-            value.type = event.type
-            value.code = event.code
-            value.value = event.value
-            raw.append(value)
-        }
+        for event in events { raw.append(input_event(event)) }
         let fd = device.fd
         let size = raw.count * MemoryLayout<input_event>.stride
         while true {

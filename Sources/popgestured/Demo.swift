@@ -32,18 +32,13 @@ struct Demo: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Trace every state transition to stderr.")
     var verbose = false
 
-    /// A 10.1-inch protocol B touchscreen with 10 slots and a resolution, written for the demo.
-    static let virtualTouchscreen = DeviceDescription(
-        name: "popgestured virtual touchscreen", bustype: 0x06,
-        properties: [InputProperty.direct], keys: [BTN.touch], eventTypes: [EV.syn, EV.key, EV.abs],
-        axes: [
-            ABS.x: AbsoluteAxis(minimum: 0, maximum: 4339, resolution: 20),
-            ABS.y: AbsoluteAxis(minimum: 0, maximum: 2719, resolution: 20),
-            ABS.mtSlot: AbsoluteAxis(minimum: 0, maximum: 9),
-            ABS.mtPositionX: AbsoluteAxis(minimum: 0, maximum: 4339, resolution: 20),
-            ABS.mtPositionY: AbsoluteAxis(minimum: 0, maximum: 2719, resolution: 20),
-            ABS.mtTrackingID: AbsoluteAxis(minimum: 0, maximum: 65535),
-        ])
+    /// A 10.1-inch protocol B touchscreen with 10 slots and a resolution: the event
+    /// pipe's (``EventPipe/description``), under a name of its own.
+    static let virtualTouchscreen = {
+        var description = EventPipe.description
+        description.name = "popgestured virtual touchscreen"
+        return description
+    }()
 
     struct Scene: Sendable {
         var title: String
