@@ -44,6 +44,8 @@ public struct Daemon: Sendable {
     /// Runs until SIGTERM or SIGINT; then stops cleanly and returns.
     public func run() throws {
         MainLoop.blockSignals([SIGTERM, SIGINT, SIGHUP])
+        // Before the socket: a wrong --event-pipe stops the daemon before any client can connect.
+        let pipe = try eventPipe.map { path throws(InputError) in try EventPipe(path: path) }
         // Before the socket and the devices are opened; the shell's 1024 is too few at worst.
         FileDescriptorLimit.raise(logger: logger)
         let notifier = SystemdNotifier()
@@ -70,7 +72,7 @@ public struct Daemon: Sendable {
         do {
             mainLoop = try MainLoop(
                 configuration: configuration, sink: engine,
-                signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, eventPipe: eventPipe,
+                signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, eventPipe: pipe,
                 logger: logger)
         } catch {
             try? server.close().wait()

@@ -86,9 +86,8 @@ public final class MainLoop: Sendable {
     ///     touchscreen (``EventPipe``): benchmarks and tests on machines without uinput.
     public init(
         configuration: Configuration, sink: some InputSink, signals: [CInt] = [], watchdogInterval: Duration? = nil,
-        eventPipe: String? = nil, logger: Logger
+        eventPipe pipe: EventPipe? = nil, logger: Logger
     ) throws(InputError) {
-        let pipe = try eventPipe.map { path throws(InputError) in try EventPipe(path: path) }
         let monitor = try UdevInputMonitor()
         let mailbox = try LoopMailbox()
         let timerFD = try LoopDescriptors.timerDescriptor(watchdogInterval)
