@@ -1431,6 +1431,17 @@ PG_API uint64_t pg_create(pg_client *c, const char *navigator, const pg_page *pa
     return submit(c, obj, K_CREATE);
 }
 
+/* The tail of pg_push, pg_pop and pg_replace: `animated` when asked, then submit. */
+static uint64_t submit_animated(pg_client *c, json_object *obj, enum kind kind, bool animated)
+{
+    if (animated && !add_value(obj, "animated", json_object_new_boolean(1))) {
+        json_object_put(obj);
+        set_error(c, ENOMEM, "out of memory");
+        return 0;
+    }
+    return submit(c, obj, kind);
+}
+
 PG_API uint64_t pg_push(pg_client *c, const char *navigator, const pg_page *page, bool animated)
 {
     json_object *obj = start(c, K_PUSH, navigator, true);
@@ -1441,12 +1452,12 @@ PG_API uint64_t pg_push(pg_client *c, const char *navigator, const pg_page *page
         json_object_put(obj);
         return 0;
     }
-    if (!add_value(obj, "page", p) || (animated && !add_value(obj, "animated", json_object_new_boolean(1)))) {
+    if (!add_value(obj, "page", p)) {
         json_object_put(obj);
         set_error(c, ENOMEM, "out of memory");
         return 0;
     }
-    return submit(c, obj, K_PUSH);
+    return submit_animated(c, obj, K_PUSH, animated);
 }
 
 PG_API uint64_t pg_pop(pg_client *c, const char *navigator, bool animated)
@@ -1454,12 +1465,7 @@ PG_API uint64_t pg_pop(pg_client *c, const char *navigator, bool animated)
     json_object *obj = start(c, K_POP, navigator, true);
     if (!obj)
         return 0;
-    if (animated && !add_value(obj, "animated", json_object_new_boolean(1))) {
-        json_object_put(obj);
-        set_error(c, ENOMEM, "out of memory");
-        return 0;
-    }
-    return submit(c, obj, K_POP);
+    return submit_animated(c, obj, K_POP, animated);
 }
 
 PG_API uint64_t pg_replace(pg_client *c, const char *navigator, const pg_page *pages, size_t page_count,
@@ -1473,12 +1479,12 @@ PG_API uint64_t pg_replace(pg_client *c, const char *navigator, const pg_page *p
         json_object_put(obj);
         return 0;
     }
-    if (!add_value(obj, "pages", array) || (animated && !add_value(obj, "animated", json_object_new_boolean(1)))) {
+    if (!add_value(obj, "pages", array)) {
         json_object_put(obj);
         set_error(c, ENOMEM, "out of memory");
         return 0;
     }
-    return submit(c, obj, K_REPLACE);
+    return submit_animated(c, obj, K_REPLACE, animated);
 }
 
 PG_API uint64_t pg_update(pg_client *c, const char *navigator, const pg_page *page)

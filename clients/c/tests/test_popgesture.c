@@ -1086,6 +1086,20 @@ static int64_t fake_hello(int fd)
 
 /* Connection 1 refuses the version; connection 2 sends a 2 MiB line after hello;
  * connection 3 sends a 900 KiB line (under the bound) and answers requests. */
+/* A fake server's exit status, waiting 5 s for it to end by itself, then killing it. */
+static int reap_fake_server(pid_t pid)
+{
+    int status = 0;
+    uint64_t end = now_ms() + 5000;
+    while (waitpid(pid, &status, WNOHANG) == 0 && now_ms() < end)
+        sleep_ms(10);
+    if (now_ms() >= end) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    return status;
+}
+
 static void fake_server(int lfd)
 {
     char buf[512];
@@ -1202,14 +1216,7 @@ static void test_line_bound(void)
 out:
     pg_client_free(c);
     if (pid > 0) {
-        int status = 0;
-        uint64_t end = now_ms() + 5000;
-        while (waitpid(pid, &status, WNOHANG) == 0 && now_ms() < end)
-            sleep_ms(10);
-        if (now_ms() >= end) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-        }
+        int status = reap_fake_server(pid);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fake server failed (status %d)", status);
     }
     rec_clear(&r);
@@ -1364,14 +1371,7 @@ static void test_backpressure(void)
 out:
     pg_client_free(c);
     if (pid > 0) {
-        int status = 0;
-        uint64_t end = now_ms() + 5000;
-        while (waitpid(pid, &status, WNOHANG) == 0 && now_ms() < end)
-            sleep_ms(10);
-        if (now_ms() >= end) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &status, 0);
-        }
+        int status = reap_fake_server(pid);
         CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fake server failed (status %d)", status);
     }
     rec_clear(&r);
