@@ -408,13 +408,8 @@ private final class InputLoop: @unchecked Sendable {
     /// Clones waiting for udev, and devices waiting for their fingers to lift before
     /// the grab: udev's messages about a clone make the monitor readable.
     private func grabWaitingDevices(now: Timestamp) {
-        for index in devices.indices {
-            guard let grab = devices[index].grab, !grab.isGrabbed else { continue }
-            do throws(InputError) {
-                try grab.grabIfReady(devices[index].device, monitor: monitor, now: now)
-            } catch {
-                dropGrab(at: index, error)
-            }
+        forEachGrab(where: { !$0.isGrabbed }) { grab, device throws(InputError) in
+            try grab.grabIfReady(device, monitor: monitor, now: now)
         }
     }
 
@@ -422,24 +417,38 @@ private final class InputLoop: @unchecked Sendable {
     /// udev never announced are grabbed anyway.
     private func expireGrabs() {
         let now = DeadlineTimer.now()
+        forEachGrab(where: { $0.deadline.map { $0 <= now } ?? false }) { grab, device throws(InputError) in
+            try grab.expire(device, monitor: monitor, at: now)
+        }
+    }
+
+    /// `body` for each device's grab that `include` picks; a grab whose `body` fails is dropped.
+    private func forEachGrab(
+        where include: (TouchGrab) -> Bool, _ body: (TouchGrab, EvdevDevice) throws(InputError) -> Void
+    ) {
         for index in devices.indices {
-            guard let grab = devices[index].grab, let deadline = grab.deadline, deadline <= now else { continue }
+            guard let grab = devices[index].grab, include(grab) else { continue }
             do throws(InputError) {
-                try grab.expire(devices[index].device, monitor: monitor, at: now)
+                try body(grab, devices[index].device)
             } catch {
                 dropGrab(at: index, error)
             }
         }
     }
 
-    /// Arms the grab timer at the earliest deadline, or disarms it.
+    /// Arms the grab timer at the earliest deadline, or disarms it. Runs every round,
+    /// so it scans the devices without building an array.
     private func armGrabTimer() {
         guard let grabTimer else { return }
-        let earliest = devices.compactMap { $0.grab?.deadline }.min()
+        var earliest: Timestamp?
+        for open in devices {
+            guard let deadline = open.grab?.deadline else { continue }
+            if earliest == nil || deadline < earliest! { earliest = deadline }
+        }
         do throws(InputError) {
             try grabTimer.arm(at: earliest)
         } catch {
-            // Without it a held touch would wait for the next frame: release it now instead.
+            // A held touch then waits for its device's next frame, which releases it past the deadline.
             logger.error("\(error.message)")
         }
     }
