@@ -31,12 +31,7 @@ struct DaemonAdmissionTests {
         /// Whether the log holds `text` within 10 s: the daemon's log writer is a thread
         /// of its own, so a line logged before the socket answered may land after.
         func logContains(_ text: String) -> Bool {
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline {
-                if log.contains(text) { return true }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            return log.contains(text)
+            PopGestureCtlDaemonTests.within(seconds: 10) { log.contains(text) }
         }
 
         init(configuration: String, prefix: [String] = []) throws {

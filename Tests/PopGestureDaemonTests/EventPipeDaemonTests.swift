@@ -14,7 +14,7 @@ struct EventPipeDaemonTests {
         let fifo = directory.appendingPathComponent("events").path
         #expect(mkfifo(fifo, 0o600) == 0)
         let daemon = try PopGestureCtlDaemonTests.Daemon(["run", "--event-pipe", fifo], in: directory)
-        #expect(daemon.log.contains("\(fifo): reading input_event records as a touchscreen"), "\(daemon.log)")
+        #expect(daemon.logContains("\(fifo): reading input_event records as a touchscreen"), "\(daemon.log)")
 
         let session = try PopGestureCtlDaemonTests.Background(
             ["session", "--socket", daemon.socket], in: directory, name: "session",

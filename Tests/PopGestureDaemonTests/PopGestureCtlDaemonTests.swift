@@ -28,6 +28,12 @@ struct PopGestureCtlDaemonTests {
         let process = Process()
         var log: String { (try? String(contentsOf: directory.appendingPathComponent("daemon.log"), encoding: .utf8)) ?? "" }
 
+        /// Whether the log holds `text` within 10 s: the daemon's log writer is a thread
+        /// of its own, so a line logged before the socket answered may land after.
+        func logContains(_ text: String) -> Bool {
+            PopGestureCtlDaemonTests.within(seconds: 10) { log.contains(text) }
+        }
+
         /// `popgestured run` by default; `demo` plays generated swipes on a virtual touchscreen.
         /// `directory`: an earlier daemon's, to restart on its socket.
         init(_ arguments: [String] = ["run"], in directory: URL? = nil) throws {
@@ -111,6 +117,16 @@ struct PopGestureCtlDaemonTests {
 
     struct MissingTool: Error, CustomStringConvertible { var description: String }
 
+    /// Whether `condition` holds within `seconds`, asked every 20 ms.
+    static func within(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+
     /// popgesturectl in the background, its output in files so a full pipe cannot stall it.
     final class Background {
         let process = Process()
@@ -142,21 +158,12 @@ struct PopGestureCtlDaemonTests {
 
         /// Until `condition` holds for the output so far, or the time is up.
         func waitForOutput(seconds: Double, _ condition: (String) -> Bool) -> Bool {
-            Self.wait(seconds: seconds) { condition(out) }
+            PopGestureCtlDaemonTests.within(seconds: seconds) { condition(out) }
         }
 
         /// Until `condition` holds for stderr so far, or the time is up.
         func waitForError(seconds: Double, _ condition: (String) -> Bool) -> Bool {
-            Self.wait(seconds: seconds) { condition(err) }
-        }
-
-        private static func wait(seconds: Double, until condition: () -> Bool) -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if condition() { return true }
-                usleep(20_000)
-            }
-            return condition()
+            PopGestureCtlDaemonTests.within(seconds: seconds) { condition(err) }
         }
 
         func interrupt() -> Int32 {
