@@ -9,17 +9,26 @@
 public enum MessageCodec {
     /// The line for `message`, without its newline.
     public static func encode(_ message: ServerMessage) -> String {
-        encodeValue(message).text
+        var writer = JSONWriter()
+        switch message {
+        case .reply(let reply, let id): write(reply, id: id, to: &writer)
+        case .event(let event): write(event, to: &writer)
+        }
+        return writer.text
     }
 
     /// The line for an event, without its newline.
     public static func encode(_ event: ServerEvent) -> String {
-        encodeValue(.event(event)).text
+        var writer = JSONWriter()
+        write(event, to: &writer)
+        return writer.text
     }
 
     /// The line for a reply, without its newline.
     public static func encode(_ reply: ServerReply, id: RequestID?) -> String {
-        encodeValue(.reply(reply, id: id)).text
+        var writer = JSONWriter()
+        write(reply, id: id, to: &writer)
+        return writer.text
     }
 
     /// An error reply for `error`, echoing its request type and id.
@@ -27,12 +36,9 @@ public enum MessageCodec {
         encode(.error(error), id: error.id)
     }
 
-    /// The message as a JSON object.
-    public static func encodeValue(_ message: ServerMessage) -> JSONValue {
-        switch message {
-        case .reply(let reply, let id): encodeReply(reply, id: id)
-        case .event(let event): encodeEvent(event)
-        }
+    /// Appends the line for a reply, without its newline, to `writer`.
+    public static func write(_ reply: ServerReply, id: RequestID?, to writer: inout JSONWriter) {
+        encodeReply(reply, id: id).write(to: &writer)
     }
 
     private static func encodeReply(_ reply: ServerReply, id: RequestID?) -> JSONValue {
@@ -107,63 +113,68 @@ public enum MessageCodec {
         ])
     }
 
-    private static func encodeEvent(_ event: ServerEvent) -> JSONValue {
-        var object = JSONObject()
-        object["type"] = .string(event.kind.rawValue)
+    /// Appends the line for an event, without its newline, to `writer`: member by
+    /// member, no `JSONValue` in between, since one goes out on every frame of a swipe.
+    public static func write(_ event: ServerEvent, to writer: inout JSONWriter) {
+        func member(_ key: String, _ value: String) {
+            writer.key(key)
+            writer.string(value)
+        }
+        func member(_ key: String, _ value: String?) {
+            if let value { member(key, value) }
+        }
+        writer.beginObject()
+        member("type", event.kind.rawValue)
         switch event {
         case .popBegan(let navigator, let page, let progress, _), .popProgress(let navigator, let page, let progress, _):
-            object["navigator"] = .string(navigator)
-            object["page"] = .string(page)
-            object["progress"] = thousandths(progress)
+            member("navigator", navigator)
+            member("page", page)
+            writer.key("progress")
+            writer.thousandths(progress)
         case .popFinished(let navigator, let page, let reason, _):
-            object["navigator"] = .string(navigator)
-            object["page"] = .string(page)
-            object["reason"] = .string(reason.rawValue)
+            member("navigator", navigator)
+            member("page", page)
+            member("reason", reason.rawValue)
         case .popCancelled(let navigator, let page, let reason, _):
-            object["navigator"] = .string(navigator)
-            object["page"] = .string(page)
-            object["reason"] = .string(reason.rawValue)
+            member("navigator", navigator)
+            member("page", page)
+            member("reason", reason.rawValue)
         case .back(let navigator, let popped, let top, _):
-            object["navigator"] = .string(navigator)
-            object["popped"] = .string(popped)
-            object["top"] = .string(top)
+            member("navigator", navigator)
+            member("popped", popped)
+            member("top", top)
         case .bar(let navigator, let page, let hidden):
-            object["navigator"] = .string(navigator)
-            object["page"] = .string(page)
-            object["hidden"] = .bool(hidden)
+            member("navigator", navigator)
+            member("page", page)
+            writer.key("hidden")
+            writer.bool(hidden)
         case .rejected(let reason, let device, _):
-            object["reason"] = .string(reason.rawValue)
-            object["device"] = .integer(device)
+            member("reason", reason.rawValue)
+            writer.key("device")
+            writer.integer(device)
         case .inputBegan(let app, _):
-            object["app"] = app.map(JSONValue.string)
+            member("app", app)
         case .inputCancelled(let app, let reason, _):
-            object["app"] = app.map(JSONValue.string)
-            object["reason"] = .string(reason.rawValue)
+            member("app", app)
+            member("reason", reason.rawValue)
         case .backInput(let app, let input, let reason, _):
-            object["app"] = app.map(JSONValue.string)
-            object["input"] = .string(input)
-            object["reason"] = .string(reason.rawValue)
+            member("app", app)
+            member("input", input)
+            member("reason", reason.rawValue)
         case .focusChanged(let source, let app, let pid, let navigator):
-            object["source"] = .string(source)
-            object["app"] = app.map(JSONValue.string)
-            object["pid"] = pid.map(JSONValue.integer)
-            object["navigator"] = navigator.map(JSONValue.string)
+            member("source", source)
+            member("app", app)
+            if let pid {
+                writer.key("pid")
+                writer.integer(pid)
+            }
+            member("navigator", navigator)
         }
-        object["time_us"] = event.timeMicroseconds.map(JSONValue.integer)
-        return .object(object)
-    }
-
-    /// A fraction rounded to three decimals, written without trailing zeros (`0.25`,
-    /// `1`); null when not finite, which JSON cannot write.
-    static func thousandths(_ value: Double) -> JSONValue {
-        guard value.isFinite else { return .null }
-        let milli = Int64((min(max(value, -1e12), 1e12) * 1000).rounded())
-        let whole = milli.magnitude / 1000, fraction = milli.magnitude % 1000
-        guard fraction != 0 else { return .integer(milli / 1000) }
-        var digits = String(fraction)
-        digits = String(repeating: "0", count: 3 - digits.count) + digits
-        while digits.hasSuffix("0") { digits.removeLast() }
-        return .number(JSONNumber(validLiteral: (milli < 0 ? "-" : "") + String(whole) + "." + digits))
+        if let time = event.timeMicroseconds {
+            writer.key("time_us")
+            writer.integer(time)
+        }
+        writer.endObject()
     }
 
     // MARK: - Decoding

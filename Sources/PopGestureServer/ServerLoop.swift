@@ -151,27 +151,29 @@ final class ServerLoop {
     /// Writes each client's lines as one buffer, flushes each client written to once,
     /// and tells the state how far behind each is. A close first sends what was
     /// decided before it (the error line that says why).
+    ///
+    /// A client's first line of the batch is written as it is, sharing its bytes with
+    /// every other client it goes to; only a second line makes a buffer of its own.
     private func run(_ actions: [ServerAction]) {
         guard !actions.isEmpty else { return }
-        var sizes: [ClientID: Int] = [:]
-        for case .send(let client, let line) in actions { sizes[client, default: 0] += line.utf8.count + 1 }
-        var output: [ClientID: ByteBuffer] = [:], order: [ClientID] = []
+        // Local, not stored: a write can call back into this loop (writability) before this returns.
+        var output: [(client: ClientID, bytes: ByteBuffer)] = []
+        var slots: [ClientID: Int] = [:]
         var refused: [EngineRequest] = []
         for action in actions {
             switch action {
             case .send(let client, let line):
-                guard let connection = connections[client] else { continue }
-                if output[client] == nil {
-                    output[client] = connection.channel.allocator.buffer(capacity: sizes[client] ?? 0)
-                    order.append(client)
+                if let slot = slots[client] {
+                    output[slot].bytes.writeImmutableBuffer(line.bytes)
+                } else if connections[client] != nil {
+                    slots[client] = output.count
+                    output.append((client, line.bytes))
                 }
-                output[client]!.writeString(line)
-                output[client]!.writeInteger(UInt8(ascii: "\n"))
             case .close(let client, _):
                 // The reason is logged; channelInactive then tells the state it is gone.
                 guard let connection = connections.removeValue(forKey: client) else { continue }
-                if let last = output.removeValue(forKey: client), connection.held == nil {
-                    connection.channel.writeAndFlush(last, promise: nil)
+                if let slot = slots.removeValue(forKey: client), connection.held == nil {
+                    connection.channel.writeAndFlush(output[slot].bytes, promise: nil)
                 }
                 connection.channel.close(promise: nil)
             case .toEngine(let request):
@@ -181,15 +183,15 @@ final class ServerLoop {
         }
         var followUp: [ServerAction] = []
         for request in refused { followUp += state.engineRefused(request, at: clock()) }
-        for client in order {
-            guard let buffer = output[client], let channel = connections[client]?.channel else { continue }
+        for (slot, (client, bytes)) in output.enumerated() where slots[client] == slot {
+            guard let channel = connections[client]?.channel else { continue }
             // In place: a copy of the connection would make each append copy the held bytes.
             if connections[client]?.held != nil {
-                connections[client]!.held!.writeImmutableBuffer(buffer)
+                connections[client]!.held!.writeImmutableBuffer(bytes)
             } else if channel.isWritable {
-                channel.writeAndFlush(buffer, promise: nil)
+                channel.writeAndFlush(bytes, promise: nil)
             } else {
-                connections[client]!.held = buffer
+                connections[client]!.held = bytes
             }
             followUp += state.outputBacklog(of: client, unsentBytes: unsentBytes(of: client), at: clock())
         }

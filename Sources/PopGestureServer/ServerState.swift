@@ -5,8 +5,8 @@ import PopGestureProtocol
 
 /// What the I/O layer must do after the server state took an input.
 public enum ServerAction: Sendable, Hashable {
-    /// Write one line to the client; the I/O layer adds the `\n`.
-    case send(ClientID, line: String)
+    /// Write one line to the client (shared with the others it goes to, newline included).
+    case send(ClientID, line: OutgoingLine)
     /// Close the client's connection; `reason` has been logged already.
     case close(ClientID, reason: String)
     /// Hand the request to the engine side (``EngineHost``). Its reply comes back as an
@@ -97,7 +97,7 @@ public struct ServerState {
         /// The socket side's own, carried out once the replies before it are out.
         case request(IdentifiedRequest, at: Timestamp)
         /// A reply decided already (a refusal), sent once the replies before it are out.
-        case line(String)
+        case line(OutgoingLine)
     }
 
     public private(set) var clients: [ClientID: Client] = [:]
@@ -116,6 +116,8 @@ public struct ServerState {
     /// Connections refused since the client limit was reached: the first is logged as a
     /// warning, the rest are summed up when a place frees, so a flood does not flood the log.
     private var refusedWhileFull = 0
+    /// Reused for each event's line, so that encoding one allocates only the line's buffer.
+    private var lineWriter = JSONWriter()
     private let logger: Logger
 
     public init(
@@ -164,7 +166,7 @@ public struct ServerState {
     }
 
     private func refusal(_ client: ClientID, _ code: ProtocolError.Code, _ message: String) -> [ServerAction] {
-        [.send(client, line: MessageCodec.encode(ProtocolError(code, message))), .close(client, reason: message)]
+        [.send(client, line: OutgoingLine.encoding(ProtocolError(code, message))), .close(client, reason: message)]
     }
 
     /// One line from a client, without its newline.
@@ -183,7 +185,7 @@ public struct ServerState {
             submit(try RequestCodec.decode(line), from: client, at: time, into: &actions)
         } catch {
             logger.debug("\(client): \(error.request ?? "request") refused, \(error)")
-            answer(client, .line(MessageCodec.encode(error)), at: time, into: &actions)
+            answer(client, .line(OutgoingLine.encoding(error)), at: time, into: &actions)
         }
         return actions
     }
@@ -201,7 +203,7 @@ public struct ServerState {
                 logger.debug("a reply for \(client), which is not waiting for one; dropped")
                 return []
             }
-            actions.append(.send(client, line: MessageCodec.encode(completed(reply), id: id)))
+            actions.append(.send(client, line: OutgoingLine.encoding(completed(reply), id: id)))
         case .answered(let client):
             guard clients[client]?.waiting.first == .engine else { return [] }
             clients[client]!.waiting.removeFirst()
@@ -220,7 +222,7 @@ public struct ServerState {
         logger.debug("\(request.client): \(clientRequest.type) refused, the engine is overloaded")
         let error = ProtocolError(
             .overloaded, "the daemon's engine is behind; try again later", request: clientRequest.type, id: id)
-        clients[request.client]!.waiting[index] = .line(MessageCodec.encode(error))
+        clients[request.client]!.waiting[index] = .line(OutgoingLine.encoding(error))
         var actions: [ServerAction] = []
         carryOutWaiting(of: request.client, at: time, into: &actions)
         return actions
@@ -235,7 +237,7 @@ public struct ServerState {
         let error = ProtocolError(
             .lineTooLong, "a line is limited to \(maximumLength) bytes; the rest of this one was discarded")
         var actions: [ServerAction] = []
-        answer(client, .line(MessageCodec.encode(error)), at: time, into: &actions)
+        answer(client, .line(OutgoingLine.encoding(error)), at: time, into: &actions)
         return actions
     }
 
@@ -292,11 +294,11 @@ public struct ServerState {
             guard let client = clients[id], let due = deadline(of: client), due <= time else { continue }
             if !client.greeted && client.connectedAt + limits.helloTimeout <= time {
                 let message = "no hello within \(limits.helloTimeout); closing"
-                actions.append(.send(id, line: MessageCodec.encode(ProtocolError(.helloRequired, message))))
+                actions.append(.send(id, line: OutgoingLine.encoding(ProtocolError(.helloRequired, message))))
                 disconnect(id, reason: message, at: time, into: &actions)
             } else {
                 let message = "a line was not finished within \(limits.lineTimeout); closing"
-                actions.append(.send(id, line: MessageCodec.encode(ProtocolError(.lineTimeout, message))))
+                actions.append(.send(id, line: OutgoingLine.encoding(ProtocolError(.lineTimeout, message))))
                 disconnect(id, reason: message, at: time, into: &actions)
             }
         }
@@ -420,7 +422,7 @@ public struct ServerState {
         _ identified: IdentifiedRequest, from client: ClientID, at time: Timestamp, into actions: inout [ServerAction]
     ) {
         let request = identified.request, id = identified.id
-        func reply(_ reply: ServerReply) { actions.append(.send(client, line: MessageCodec.encode(reply, id: id))) }
+        func reply(_ reply: ServerReply) { actions.append(.send(client, line: OutgoingLine.encoding(reply, id: id))) }
         func refuse(_ code: ProtocolError.Code, _ message: String, supportedVersions: [Int64]? = nil) {
             logger.debug("\(client): \(request.type) refused, \(code): \(message)")
             reply(.error(ProtocolError(code, message, request: request.type, supportedVersions: supportedVersions)))
@@ -531,10 +533,12 @@ public struct ServerState {
     // MARK: - Routing
 
     /// Hands an engine event to its owner and to every observer, each line once per client.
-    private func route(_ event: EngineEvent, into actions: inout [ServerAction]) {
+    private mutating func route(_ event: EngineEvent, into actions: inout [ServerAction]) {
         let owner = event.owner.flatMap { clients[$0] == nil ? nil : $0 }
         guard owner != nil || !observers.isEmpty else { return }
-        let line = WireEncoding.encode(event)
+        lineWriter.removeAll()
+        MessageCodec.write(ServerEvent(event), to: &lineWriter)
+        let line = OutgoingLine(lineWriter)
         if let owner { actions.append(.send(owner, line: line)) }
         for observer in observers where observer != owner {
             actions.append(.send(observer, line: line))

@@ -23,6 +23,23 @@ struct JSONValueTests {
         #expect(try JSONValue(parsing: JSONValue.string(every).text) == .string(every))
     }
 
+    @Test("integers are written in decimal, from Int64.min to Int64.max", arguments: [
+        Int64.min, -1_000_000, -10, -9, -1, 0, 1, 9, 10, 99, 100, 1_234_567_890, Int64.max,
+    ])
+    func integers(value: Int64) throws {
+        #expect(JSONValue.integer(value).text == String(value))
+        #expect(try JSONValue(parsing: String(value)) == .integer(value))
+    }
+
+    @Test("a writer started over writes its next value as the first: no comma carried over")
+    func writerStartsOver() {
+        var writer = JSONWriter()
+        JSONValue.object(["a": .integer(1)]).write(to: &writer)
+        writer.removeAll()
+        JSONValue.array([.bool(true), .null]).write(to: &writer)
+        #expect(writer.text == "[true,null]")
+    }
+
     @Test("control characters without a short escape are written as \\u00 and two lowercase hex digits")
     func controlEscapes() {
         for value in UInt32(0)..<0x20 where ![0x09, 0x0A, 0x0D].contains(value) {

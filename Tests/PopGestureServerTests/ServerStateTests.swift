@@ -149,7 +149,7 @@ extension ServerAction {
 extension Array where Element == ServerAction {
     func lines(to client: ClientID) -> [String] {
         compactMap {
-            if case .send(client, let line) = $0 { line } else { nil }
+            if case .send(client, let line) = $0 { line.text } else { nil }
         }
     }
 
@@ -400,7 +400,13 @@ struct ServerStateTests {
         #expect(actions.lines(to: a) == actions.lines(to: watcher))
         #expect(actions.types(to: a) == ["pop-began", "pop-progress", "pop-finished", "back", "bar"])
         // Owner first, then observers by number.
-        #expect(actions.prefix(2) == [.send(a, line: actions.lines(to: a)[0]), .send(watcher, line: actions.lines(to: a)[0])])
+        #expect(actions.prefix(2) == [.send(a, line: OutgoingLine(actions.lines(to: a)[0])), .send(watcher, line: OutgoingLine(actions.lines(to: a)[0]))])
+        // Encoded once: both get the very same bytes, not two copies.
+        guard case .send(_, let first) = actions[0], case .send(_, let second) = actions[1] else {
+            Issue.record("expected two sends first")
+            return
+        }
+        #expect(first.bytes.withUnsafeReadableBytes(\.baseAddress) == second.bytes.withUnsafeReadableBytes(\.baseAddress))
 
         // After unsubscribe, a scroll's rejection reaches nobody.
         _ = h.send(#"{"type":"unsubscribe"}"#, from: watcher)
