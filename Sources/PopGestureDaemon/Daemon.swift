@@ -53,19 +53,22 @@ public struct Daemon: Sendable {
         let admission = ClientAdmission(mode: configuration.clients)
         logger.notice("\(admission.summary())")
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
         var limits = ServerLimits()
         limits.maximumClients = configuration.maximumClients
-        let server = try SocketServer.makeServer(
-            listening: listening, group: group, limits: limits, admission: admission.policy,
-            shells: admission.shellPolicy, logger: logger
-        ).wait()
         var backInput = BackInputSetup(configuration)
         log(backInput)
-        let engine = EngineSide(
-            channel: server.engine, settings: configuration.gestureSettings(with: backInput),
-            transitionTimeout: configuration.transitionTimeout, defaultLayout: configuration.defaultLayout, logger: logger)
+        let host = EngineHost(
+            settings: configuration.gestureSettings(with: backInput), transitionTimeout: configuration.transitionTimeout,
+            defaultLayout: configuration.defaultLayout, logger: logger)
+        let server: PollServer
+        do {
+            server = try PollServer(
+                listening: listening.pollListening, host: host, limits: limits, admission: admission.policy,
+                shells: admission.shellPolicy, clock: SocketServer.monotonicNow, logger: logger)
+        } catch {
+            throw DaemonError("cannot listen: \(error)")
+        }
+        let engine = server
         engine.sendBackInput = sender(for: backInput)
 
         let mainLoop: MainLoop
@@ -75,7 +78,7 @@ public struct Daemon: Sendable {
                 signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, eventPipe: pipe,
                 logger: logger)
         } catch {
-            try? server.close().wait()
+            server.shutdown()
             throw error
         }
 
@@ -85,7 +88,6 @@ public struct Daemon: Sendable {
         logger.notice("ready: \(summary)")
 
         var current = configuration
-        let probe = WatchdogProbe(eventLoop: server.eventLoop)
         var failure: String?
         mainLoop.run { event in
             switch event {
@@ -98,20 +100,15 @@ public struct Daemon: Sendable {
                 notifier.stopping()
                 mainLoop.stop()
             case .watchdog:
-                // Only while the event loop answers, so a stuck loop gets us restarted;
-                // never waiting for it, so the input thread reads on meanwhile.
-                if probe.tick() {
-                    notifier.watchdog()
-                } else {
-                    logger.warning("the event loop did not answer within a watchdog interval: no WATCHDOG=1")
-                }
+                // One loop serves the devices and the socket: it answers when it runs this.
+                notifier.watchdog()
             case .failed(let reason):
                 logger.critical("stopping: \(reason)")
                 notifier.stopping()
                 failure = reason
             }
         }
-        try? server.close().wait()
+        server.shutdown()
         if let failure { throw DaemonError(failure) }
     }
 
@@ -159,7 +156,7 @@ public struct Daemon: Sendable {
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
     /// Runs on the input thread, which owns `engine`.
     private func reload(
-        _ current: inout Configuration, engine: EngineSide, backInput: inout BackInputSetup, mainLoop: MainLoop,
+        _ current: inout Configuration, engine: PollServer, backInput: inout BackInputSetup, mainLoop: MainLoop,
         admission: ClientAdmission, notifier: SystemdNotifier
     ) {
         notifier.reloading()
@@ -249,5 +246,15 @@ enum SocketProbe {
         else { return false }
         try? socket.close()
         return true
+    }
+}
+
+extension SocketServer.Listening {
+    /// PROTOTYPE: the same socket for the one-loop server.
+    var pollListening: PollServer.Listening {
+        switch self {
+        case .path(let path): .path(path)
+        case .inheritedDescriptor(let fd): .inheritedDescriptor(fd)
+        }
     }
 }

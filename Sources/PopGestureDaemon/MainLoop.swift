@@ -29,6 +29,28 @@ public protocol InputSink: AnyObject {
     /// Whether to read the devices in this round: not while the socket side is behind
     /// with the sink's output (``EngineChannel/mayReadDevices()``).
     func mayReadDevices() -> Bool
+    /// PROTOTYPE (one loop): descriptors the sink serves from this loop, after the devices.
+    func appendDescriptors(to set: inout [pollfd], now: Timestamp)
+    /// What `poll` said about them (also called when `poll` timed out).
+    func handle(_ results: ArraySlice<pollfd>)
+    /// How long `poll` may sleep for the sink: -1 for ever.
+    func pollTimeout(now: Timestamp) -> CInt
+    /// The round is over: write what it produced.
+    func roundEnded()
+}
+
+extension InputSink {
+    public func appendDescriptors(to set: inout [pollfd], now: Timestamp) {}
+    public func handle(_ results: ArraySlice<pollfd>) {}
+    public func pollTimeout(now: Timestamp) -> CInt { -1 }
+    public func roundEnded() {}
+}
+
+extension PollServer: InputSink {
+    public var wakeDescriptor: CInt { -1 }
+    public func serveRequests() {}
+    public func mayReadDevices() -> Bool { true }
+    public func roundEnded() { flush() }
 }
 
 extension EngineSide: InputSink {
@@ -244,15 +266,23 @@ private final class InputLoop: @unchecked Sendable {
         let pipeIndex = pollSet.count
         pollSet.append(pollfd(fd: reads && eventPipeKey != nil ? eventPipe!.fileDescriptor : -1,
                               events: Int16(POLLIN), revents: 0))
-        // No timeout: the watchdog, when armed, is the timerfd above.
-        let ready = poll(&pollSet, nfds_t(pollSet.count), -1)
+        let sinkStart = pollSet.count
+        let now = DeadlineTimer.now()
+        sink.appendDescriptors(to: &pollSet, now: now)
+        // No timeout but the sink's: the watchdog, when armed, is the timerfd above.
+        let ready = poll(&pollSet, nfds_t(pollSet.count), sink.pollTimeout(now: now))
         guard ready > 0 else {
             if ready < 0 && errno != EINTR { return pollFailed(errno: errno) }
+            if ready == 0 {
+                sink.handle(pollSet[sinkStart...])
+                sink.roundEnded()
+            }
             return []
         }
         pollFailures.succeeded()
         // Requests first: their replies then come before the events of the frames read below.
         if pollSet[4].revents != 0 { sink.serveRequests() }
+        sink.handle(pollSet[sinkStart...])
         // Devices next: their fds are in `devices` order, and udev changes below may reorder it.
         let readyKeys = pollSet[firstDevice..<pipeIndex].indices.compactMap { index in
             pollSet[index].revents != 0 ? devices[index - firstDevice].key : nil
@@ -265,6 +295,7 @@ private final class InputLoop: @unchecked Sendable {
             expireGrabs()
         }
         armGrabTimer()
+        sink.roundEnded()
         if pollSet[0].revents != 0 { mailbox.drainWakes() }
         var events: [MainLoop.Event] = []
         if let signalFD, pollSet[2].revents != 0 {
