@@ -59,7 +59,7 @@ wait "$STRACE_PID" || true
 [ -s "$WORK/strace.txt" ] || fail "strace wrote nothing: $(cat "$WORK/strace.err")"
 
 {
-    echo "$N back swipes (elan-touchscreen.swipe.events) with one owner, release build, $(uname -r)"
+    echo "$N back swipes (elan-touchscreen.swipe.events) with one owner, ${POPGESTURED#"$REPO"/}, $(uname -r)"
     echo
     tck=$(getconf CLK_TCK)
     echo "CPU by thread over the swipes (utime, stime; $tck ticks a second):"
