@@ -47,6 +47,15 @@ extension InputSink {
 }
 
 extension PollServer: InputSink {
+    public func deviceAdded(
+        key: Int, path: String, name: String, description: DeviceDescription,
+        configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen
+    ) throws(InputError) {
+        try deviceAdded(
+            key: key, path: path, name: name, description: description, configuration: configuration,
+            atOpen: stateAtOpen)
+    }
+
     public var wakeDescriptor: CInt { -1 }
     public func serveRequests() {}
     public func mayReadDevices() -> Bool { true }

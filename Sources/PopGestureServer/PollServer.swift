@@ -18,7 +18,7 @@ import SystemPackage
 /// at once, and what it produced goes back into the state before the next action.
 /// Output of one round (one `poll` wake-up) is written once per client at its end
 /// (``flush()``); what the kernel does not take waits for `POLLOUT`.
-public final class PollServer {
+public final class PollServer: @unchecked Sendable {
     struct Client {
         let fd: CInt
         /// Bytes read and not yet framed into lines.
@@ -51,6 +51,7 @@ public final class PollServer {
     /// Sends a committed back input through the daemon's virtual device.
     public var sendBackInput: ((BackInput) -> Void)?
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
+    private var isShutDown = false
 
     public init(
         listening: Listening, host: EngineHost, limits: ServerLimits = ServerLimits(),
@@ -166,14 +167,16 @@ public final class PollServer {
 
     // MARK: - Engine input (the device side)
 
+    /// See ``EngineHost/deviceAdded(key:path:name:description:configuration:atOpen:at:output:)``.
+    @discardableResult
     public func deviceAdded(
-        key: Int, path: String, name: String, description: DeviceDescription, configuration: DeviceConfiguration,
-        stateAtOpen: DeviceStateAtOpen
-    ) throws(InputError) {
-        _ = try host.deviceAdded(
+        key: Int, path: String, name: String, description: DeviceDescription,
+        configuration: DeviceConfiguration = .init(), atOpen state: DeviceStateAtOpen? = nil
+    ) throws(InputError) -> PopGestureCore.DeviceID {
+        defer { routeEngineOutput() }
+        return try host.deviceAdded(
             key: key, path: path, name: name, description: description, configuration: configuration,
-            atOpen: stateAtOpen, at: clock(), output: &engineOutput)
-        routeEngineOutput()
+            atOpen: state, at: clock(), output: &engineOutput)
     }
 
     public func deviceRemoved(key: Int) {
@@ -303,8 +306,10 @@ public final class PollServer {
         }
     }
 
-    /// Closes every client and the listener; removes the socket file it made.
+    /// Closes every client and the listener; removes the socket file it made. Once.
     public func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
         run(state.shutdown())
         close(listener)
         if let socketPath { unlink(socketPath) }

@@ -15,11 +15,10 @@ import SystemPackage
 /// A logger that writes nothing, so test output stays readable.
 let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-/// A real server on a real Unix socket in a temporary directory, on a one-thread loop,
-/// with its engine side on a thread of its own (the daemon runs it on its input thread).
+/// A real server on a real Unix socket in a temporary directory, served from a thread
+/// of its own (``ServerThread``; the daemon serves it from its input thread).
 struct RunningServer {
-    let server: SocketServer
-    let engine: EngineThread
+    let engine: ServerThread
     let path: String
 
     /// Starts a server, runs `body` and always shuts everything down.
@@ -28,29 +27,15 @@ struct RunningServer {
         limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
         _ body: (RunningServer) async throws -> Void
     ) async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let directory = try temporarySocketDirectory()
         let path = directory + "/popgestured.sock"
-        do {
-            let server = try await SocketServer.start(
-                listening: .path(path), group: group, clock: clock, limits: limits, admission: admission,
-                logger: quietLogger)
-            let engine = try EngineThread(EngineSide(channel: server.engine, clock: clock, logger: quietLogger))
-            defer { engine.stop() }
-            do {
-                try await body(RunningServer(server: server, engine: engine, path: path))
-            } catch {
-                await server.shutdown()
-                throw error
-            }
-            await server.shutdown()
-        } catch {
-            try? await group.shutdownGracefully()
-            rmdir(directory)
-            throw error
-        }
-        try await group.shutdownGracefully()
-        rmdir(directory)
+        defer { rmdir(directory) }
+        let server = try PollServer(
+            listening: .path(path), host: EngineHost(logger: quietLogger), limits: limits, admission: admission,
+            clock: clock, logger: quietLogger)
+        let thread = try ServerThread(server, clock: clock)
+        defer { thread.stop() }
+        try await body(RunningServer(engine: thread, path: path))
     }
 
     func connect() throws -> TestClient { try TestClient(path: path) }
@@ -66,7 +51,7 @@ func eventually(seconds: Double = 30, _ condition: () throws -> Bool) async thro
     return try condition()
 }
 
-@Suite("SocketServer over a real Unix socket", .serialized)
+@Suite("PollServer over a real Unix socket", .serialized)
 struct SocketServerTests {
     @Test("hello, create, push and stack round trip; the socket is 0666")
     func roundTrip() async throws {
@@ -307,55 +292,20 @@ struct SocketServerTests {
         }
     }
 
-    @Test("with the engine side not serving, the 257th queued request gets overloaded; once it serves, every other is answered in order")
-    func overloadedOverTheSocket() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let directory = try temporarySocketDirectory()
-        let path = directory + "/popgestured.sock"
-        let server = try await SocketServer.start(listening: .path(path), group: group, logger: quietLogger)
-        // Six clients, none with more than its 64 awaiting replies: 4 × 52 + 48 = 256 queued.
-        var clients: [TestClient] = []
-        for count in [52, 52, 52, 52, 48] {
-            let client = try TestClient(path: path)
-            _ = try client.hello()
-            for n in 0..<count { #expect(client.send(#"{"type":"status","id":\#(n)}"#)) }
-            clients.append(client)
-        }
-        #expect(try await eventually { server.engine.queuedRequests == 256 })
-        let late = try TestClient(path: path)
-        _ = try late.hello()
-        let refused = try late.request(#"{"type":"stack","navigator":"main","id":"late"}"#)
-        #expect(refused["code"] as? String == "overloaded")
-        #expect(refused["id"] as? String == "late")
-
-        let engine = try EngineThread(EngineSide(channel: server.engine, logger: quietLogger))
-        for (client, count) in zip(clients, [52, 52, 52, 52, 48]) {
-            for n in 0..<count {
-                let reply = try client.readObject()
-                #expect(reply["type"] as? String == "status")
-                #expect(reply["id"] as? Int == n)
-            }
-        }
-        #expect(try late.request(#"{"type":"stack","navigator":"main"}"#)["code"] as? String == "unknown-navigator")
-        engine.stop()
-        await server.shutdown()
-        try await group.shutdownGracefully()
-        rmdir(directory)
-    }
-
     @Test("shutdown closes clients and removes the socket file")
     func shutdown() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let directory = try temporarySocketDirectory()
         let path = directory + "/popgestured.sock"
-        let server = try await SocketServer.start(listening: .path(path), group: group, logger: quietLogger)
+        let server = try PollServer(
+            listening: .path(path), host: EngineHost(logger: quietLogger), clock: SocketServer.monotonicNow,
+            logger: quietLogger)
+        let thread = try ServerThread(server, clock: SocketServer.monotonicNow)
         let client = try TestClient(path: path)
         try client.hello()
-        await server.shutdown()
+        thread.stop()
         #expect(client.readsToEnd())
         #expect(access(path, F_OK) != 0)
-        await server.shutdown()  // twice is harmless
-        try await group.shutdownGracefully()
+        server.shutdown()  // twice is harmless
         rmdir(directory)
     }
 
@@ -364,15 +314,15 @@ struct SocketServerTests {
         let directory = try temporarySocketDirectory()
         let path = directory + "/activated.sock"
         let descriptor = try Self.listeningSocket(at: path)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await SocketServer.start(
-            listening: .inheritedDescriptor(descriptor), group: group, logger: quietLogger)
+        let server = try PollServer(
+            listening: .inheritedDescriptor(descriptor), host: EngineHost(logger: quietLogger),
+            clock: SocketServer.monotonicNow, logger: quietLogger)
+        let thread = try ServerThread(server, clock: SocketServer.monotonicNow)
         let client = try TestClient(path: path)
         #expect(try client.hello() > 0)
-        await server.shutdown()
+        thread.stop()
         // The unit owns an activated socket's file.
         #expect(access(path, F_OK) == 0)
-        try await group.shutdownGracefully()
         unlink(path)
         rmdir(directory)
     }
