@@ -1,16 +1,14 @@
 import Glibc
 import Logging
-import NIOCore
-import NIOPosix
 import PopGestureCore
 import PopGestureInput
 import PopGestureServer
 import PopGestureSystem
 import SystemPackage
 
-/// popgestured itself: the client socket on one NIO event loop, and the devices,
-/// the engine beside their reads (``EngineSide``), signals and watchdog on the calling
-/// thread's ``MainLoop`` loop.
+/// popgestured itself: the devices, the engine beside their reads, the client socket
+/// (``SocketServer``), signals and watchdog, all served by the calling thread's
+/// ``MainLoop``: one `poll(2)`, no other thread but the log writer's.
 ///
 /// It stays out of Swift concurrency on purpose: libdispatch's worker pool on Linux
 /// arms a one-second timer once used, and an idle tablet daemon should not wake at all.
@@ -60,21 +58,20 @@ public struct Daemon: Sendable {
         let host = EngineHost(
             settings: configuration.gestureSettings(with: backInput), transitionTimeout: configuration.transitionTimeout,
             defaultLayout: configuration.defaultLayout, logger: logger)
-        let server: PollServer
+        let server: SocketServer
         do {
-            server = try PollServer(
-                listening: listening.pollListening, host: host, limits: limits, admission: admission.policy,
-                shells: admission.shellPolicy, clock: SocketServer.monotonicNow, logger: logger)
+            server = try SocketServer(
+                listening: listening, host: host, limits: limits, admission: admission.policy,
+                shells: admission.shellPolicy, logger: logger)
         } catch {
-            throw DaemonError("cannot listen: \(error)")
+            throw DaemonError("cannot listen on \(listening): \(error)")
         }
-        let engine = server
-        engine.sendBackInput = sender(for: backInput)
+        server.sendBackInput = sender(for: backInput)
 
         let mainLoop: MainLoop
         do {
             mainLoop = try MainLoop(
-                configuration: configuration, sink: engine,
+                configuration: configuration, sink: server,
                 signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, eventPipe: pipe,
                 logger: logger)
         } catch {
@@ -93,7 +90,7 @@ public struct Daemon: Sendable {
             switch event {
             case .signal(SIGHUP):
                 reload(
-                    &current, engine: engine, backInput: &backInput, mainLoop: mainLoop, admission: admission,
+                    &current, server: server, backInput: &backInput, mainLoop: mainLoop, admission: admission,
                     notifier: notifier)
             case .signal(let signal):
                 logger.notice("stopping (signal \(signal))")
@@ -154,9 +151,9 @@ public struct Daemon: Sendable {
     }
 
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
-    /// Runs on the input thread, which owns `engine`.
+    /// Runs on the input thread, which owns `server`.
     private func reload(
-        _ current: inout Configuration, engine: PollServer, backInput: inout BackInputSetup, mainLoop: MainLoop,
+        _ current: inout Configuration, server: SocketServer, backInput: inout BackInputSetup, mainLoop: MainLoop,
         admission: ClientAdmission, notifier: SystemdNotifier
     ) {
         notifier.reloading()
@@ -166,12 +163,12 @@ public struct Daemon: Sendable {
             // Also after a failed start: the fix (modprobe, the group) needs only a reload.
             if !changed.isDisjoint(with: [.backInput, .backInputMode]) || backInput.warning != nil {
                 backInput = BackInputSetup(current, reusing: backInput)
-                engine.sendBackInput = sender(for: backInput)
+                server.sendBackInput = sender(for: backInput)
                 let apps = current.changedBackInputApps(since: previous)
                 if !apps.isEmpty { logger.notice("back input changed for \(apps.joined(separator: ", "))") }
                 log(backInput)
             }
-            engine.apply(
+            server.apply(
                 settings: current.gestureSettings(with: backInput), transitionTimeout: current.transitionTimeout,
                 defaultLayout: current.defaultLayout)
             if !changed.isDisjoint(with: [.rotation, .touchpads, .screen, .grab]) {
@@ -205,7 +202,7 @@ extension Daemon {
         }
     }
 
-    /// What the engine side calls for a committed back input: the device's `send`, a
+    /// What the server calls for a committed back input: the device's `send`, a
     /// failure logged (the swipe is over; the next one tries again). Nil without a device.
     private func sender(for backInput: BackInputSetup) -> ((BackInput) -> Void)? {
         guard let device = backInput.device else { return nil }
@@ -246,15 +243,5 @@ enum SocketProbe {
         else { return false }
         try? socket.close()
         return true
-    }
-}
-
-extension SocketServer.Listening {
-    /// PROTOTYPE: the same socket for the one-loop server.
-    var pollListening: PollServer.Listening {
-        switch self {
-        case .path(let path): .path(path)
-        case .inheritedDescriptor(let fd): .inheritedDescriptor(fd)
-        }
     }
 }

@@ -5,19 +5,19 @@ import PopGestureInput
 import PopGestureSystem
 import Synchronization
 
-/// A ``PollServer`` on a thread of its own, for a process with no device reader to run
+/// A ``SocketServer`` on a thread of its own, for a process with no device reader to run
 /// it (the demo without a touchscreen, tests): the thread sleeps in `poll(2)` on the
 /// server's descriptors and a wake pipe, and runs what other threads hand it with
 /// ``sync(_:)``. The daemon does not use it: its input thread polls the server beside
 /// the devices (`MainLoop`).
 public final class ServerThread: Sendable {
-    private let jobs = Mutex<[@Sendable (PollServer) -> Void]>([])
+    private let jobs = Mutex<[@Sendable (SocketServer) -> Void]>([])
     private let wake: WakePipe
     private let stopped = Atomic<Bool>(false)
     private let finished = ConditionLock(value: false)
 
     /// Starts the thread; it owns `server` from now on, and shuts it down at ``stop()``.
-    public init(_ server: PollServer, clock: @escaping @Sendable () -> Timestamp) throws(InputError) {
+    public init(_ server: SocketServer, clock: @escaping @Sendable () -> Timestamp) throws(InputError) {
         let wake = try WakePipe.forLoop()
         self.wake = wake
         let owned = UncheckedBox(server)
@@ -31,7 +31,7 @@ public final class ServerThread: Sendable {
                 server.appendDescriptors(to: &set, now: now)
                 _ = poll(&set, nfds_t(set.count), server.pollTimeout(now: now))
                 if set[0].revents != 0 { wake.drain() }
-                var taken: [@Sendable (PollServer) -> Void] = []
+                var taken: [@Sendable (SocketServer) -> Void] = []
                 jobs.withLock { swap(&taken, &$0) }
                 for job in taken { job(server) }
                 server.handle(set[1...])
@@ -45,7 +45,7 @@ public final class ServerThread: Sendable {
 
     /// Runs `job` on the thread, writes what it produced, and returns its result once it
     /// ran, so a request sent after it returns sees what it did. Not after ``stop()``.
-    public func sync<Result: Sendable>(_ job: @escaping @Sendable (PollServer) -> Result) -> Result {
+    public func sync<Result: Sendable>(_ job: @escaping @Sendable (SocketServer) -> Result) -> Result {
         let done = ConditionLock(value: false)
         let result = Mutex<Result?>(nil)
         jobs.withLock {
@@ -70,6 +70,17 @@ public final class ServerThread: Sendable {
         wake.wake()
         finished.lock(whenValue: true)
         finished.unlock()
+    }
+}
+
+extension WakePipe {
+    /// A wake pipe for a loop being set up; its failure is the loop's.
+    public static func forLoop() throws(InputError) -> WakePipe {
+        do {
+            return try WakePipe()
+        } catch {
+            throw InputError(.loopSetup, "cannot create the wake pipe: \(error)")
+        }
     }
 }
 

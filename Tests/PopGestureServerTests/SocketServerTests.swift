@@ -4,7 +4,6 @@ import Glibc
 #endif
 import Logging
 import NIOCore
-import NIOPosix
 import PopGestureCore
 import PopGestureInput
 @testable import PopGestureServer
@@ -30,7 +29,7 @@ struct RunningServer {
         let directory = try temporarySocketDirectory()
         let path = directory + "/popgestured.sock"
         defer { rmdir(directory) }
-        let server = try PollServer(
+        let server = try SocketServer(
             listening: .path(path), host: EngineHost(logger: quietLogger), limits: limits, admission: admission,
             clock: clock, logger: quietLogger)
         let thread = try ServerThread(server, clock: clock)
@@ -51,7 +50,7 @@ func eventually(seconds: Double = 30, _ condition: () throws -> Bool) async thro
     return try condition()
 }
 
-@Suite("PollServer over a real Unix socket", .serialized)
+@Suite("SocketServer over a real Unix socket", .serialized)
 struct SocketServerTests {
     @Test("hello, create, push and stack round trip; the socket is 0666")
     func roundTrip() async throws {
@@ -296,7 +295,7 @@ struct SocketServerTests {
     func shutdown() async throws {
         let directory = try temporarySocketDirectory()
         let path = directory + "/popgestured.sock"
-        let server = try PollServer(
+        let server = try SocketServer(
             listening: .path(path), host: EngineHost(logger: quietLogger), clock: SocketServer.monotonicNow,
             logger: quietLogger)
         let thread = try ServerThread(server, clock: SocketServer.monotonicNow)
@@ -314,7 +313,7 @@ struct SocketServerTests {
         let directory = try temporarySocketDirectory()
         let path = directory + "/activated.sock"
         let descriptor = try Self.listeningSocket(at: path)
-        let server = try PollServer(
+        let server = try SocketServer(
             listening: .inheritedDescriptor(descriptor), host: EngineHost(logger: quietLogger),
             clock: SocketServer.monotonicNow, logger: quietLogger)
         let thread = try ServerThread(server, clock: SocketServer.monotonicNow)
