@@ -207,7 +207,14 @@ public final class SocketServer: @unchecked Sendable {
                 }
                 if sent >= 0 {
                     output.moveReaderIndex(forwardBy: sent)
-                    client.output = output.readableBytes == 0 ? nil : output
+                    if output.readableBytes == 0 {
+                        client.output = nil
+                    } else {
+                        // The sent bytes leave the buffer: what it holds is what is unsent, so
+                        // the limit on unsent bytes bounds its memory too.
+                        output.discardReadBytes()
+                        client.output = output
+                    }
                 } else if errno != EAGAIN && errno != EINTR {
                     closed = true
                 }
