@@ -88,6 +88,8 @@ public final class SocketServer: @unchecked Sendable {
     public var sendBackInput: ((BackInput) -> Void)?
     private var readBuffer = [UInt8](repeating: 0, count: SocketServer.readSize)
     private var isShutDown = false
+    /// Stands in for a client's input while it is framed.
+    private let noInput = ByteBuffer()
 
     /// Starts listening.
     ///
@@ -309,13 +311,17 @@ public final class SocketServer: @unchecked Sendable {
             return
         }
         clients[id]!.input.writeBytes(readBuffer[0..<got])
-        while let client = clients[id] {
-            var input = client.input, framer = client.framer
-            clients[id]!.input = ByteBuffer()  // uniquely referenced while framing
-            let frame = framer.next(&input)
-            guard clients[id] != nil else { return }
-            clients[id]!.input = input
-            clients[id]!.framer = framer
+        while clients[id] != nil {
+            // Taken out, so that it is the storage's only reference while framed.
+            var input = noInput
+            swap(&input, &clients[id]!.input)
+            let frame = clients[id]!.framer.next(&input)
+            if frame == nil {
+                // The framed bytes leave the buffer: a client that keeps sending holds at
+                // most one unfinished line (the limit) and what one read brought.
+                if input.readableBytes == 0 { input.clear() } else if input.readerIndex > 0 { input.discardReadBytes() }
+            }
+            swap(&input, &clients[id]!.input)
             switch frame {
             case .none: return
             case .line(let line): run(state.received(line: line.readableBytesView, from: id, at: clock()))
