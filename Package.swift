@@ -79,15 +79,16 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
-        // The client socket: protocol parsing, sessions, ownership, bounded queues (SwiftNIO).
+        // The client socket: protocol parsing, sessions, ownership, bounded output, served
+        // from the daemon's own poll loop beside the engine (SwiftNIO's ByteBuffer, no event loop).
         .target(
             name: "PopGestureServer",
             dependencies: [
                 "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
         // The daemon: configuration, device hotplug, systemd, lifecycle.
@@ -95,9 +96,7 @@ let package = Package(
             name: "PopGestureDaemon",
             dependencies: [
                 "PopGestureCore", "PopGestureInput", "PopGestureServer", "PopGestureSystem", "CSystemd", "CLinux",
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -130,7 +129,6 @@ let package = Package(
                 "PopGestureSystem", "PopGestureSynthesis", "PopGestureServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -169,8 +167,6 @@ let package = Package(
                 "PopGestureServer", "PopGestureCore", "PopGestureProtocol", "PopGestureSystem", "PopGestureSynthesis",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]),
         .testTarget(
             name: "PopGestureDaemonTests",

@@ -1,16 +1,14 @@
 import Glibc
 import Logging
-import NIOCore
-import NIOPosix
 import PopGestureCore
 import PopGestureInput
 import PopGestureServer
 import PopGestureSystem
 import SystemPackage
 
-/// popgestured itself: the client socket on one NIO event loop, and the devices,
-/// the engine beside their reads (``EngineSide``), signals and watchdog on the calling
-/// thread's ``MainLoop`` loop.
+/// popgestured itself: the devices, the engine beside their reads, the client socket
+/// (``SocketServer``), signals and watchdog, all served by the calling thread's
+/// ``MainLoop``: one `poll(2)`, no other thread but the log writer's.
 ///
 /// It stays out of Swift concurrency on purpose: libdispatch's worker pool on Linux
 /// arms a one-second timer once used, and an idle tablet daemon should not wake at all.
@@ -53,29 +51,31 @@ public struct Daemon: Sendable {
         let admission = ClientAdmission(mode: configuration.clients)
         logger.notice("\(admission.summary())")
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
         var limits = ServerLimits()
         limits.maximumClients = configuration.maximumClients
-        let server = try SocketServer.makeServer(
-            listening: listening, group: group, limits: limits, admission: admission.policy,
-            shells: admission.shellPolicy, logger: logger
-        ).wait()
         var backInput = BackInputSetup(configuration)
         log(backInput)
-        let engine = EngineSide(
-            channel: server.engine, settings: configuration.gestureSettings(with: backInput),
-            transitionTimeout: configuration.transitionTimeout, defaultLayout: configuration.defaultLayout, logger: logger)
-        engine.sendBackInput = sender(for: backInput)
+        let host = EngineHost(
+            settings: configuration.gestureSettings(with: backInput), transitionTimeout: configuration.transitionTimeout,
+            defaultLayout: configuration.defaultLayout, logger: logger)
+        let server: SocketServer
+        do {
+            server = try SocketServer(
+                listening: listening, host: host, limits: limits, admission: admission.policy,
+                shells: admission.shellPolicy, logger: logger)
+        } catch {
+            throw DaemonError("cannot listen on \(listening): \(error)")
+        }
+        server.sendBackInput = sender(for: backInput)
 
         let mainLoop: MainLoop
         do {
             mainLoop = try MainLoop(
-                configuration: configuration, sink: engine,
+                configuration: configuration, sink: server,
                 signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, eventPipe: pipe,
                 logger: logger)
         } catch {
-            try? server.close().wait()
+            server.shutdown()
             throw error
         }
 
@@ -85,33 +85,27 @@ public struct Daemon: Sendable {
         logger.notice("ready: \(summary)")
 
         var current = configuration
-        let probe = WatchdogProbe(eventLoop: server.eventLoop)
         var failure: String?
         mainLoop.run { event in
             switch event {
             case .signal(SIGHUP):
                 reload(
-                    &current, engine: engine, backInput: &backInput, mainLoop: mainLoop, admission: admission,
+                    &current, server: server, backInput: &backInput, mainLoop: mainLoop, admission: admission,
                     notifier: notifier)
             case .signal(let signal):
                 logger.notice("stopping (signal \(signal))")
                 notifier.stopping()
                 mainLoop.stop()
             case .watchdog:
-                // Only while the event loop answers, so a stuck loop gets us restarted;
-                // never waiting for it, so the input thread reads on meanwhile.
-                if probe.tick() {
-                    notifier.watchdog()
-                } else {
-                    logger.warning("the event loop did not answer within a watchdog interval: no WATCHDOG=1")
-                }
+                // One loop serves the devices and the socket: it answers when it runs this.
+                notifier.watchdog()
             case .failed(let reason):
                 logger.critical("stopping: \(reason)")
                 notifier.stopping()
                 failure = reason
             }
         }
-        try? server.close().wait()
+        server.shutdown()
         if let failure { throw DaemonError(failure) }
     }
 
@@ -157,9 +151,9 @@ public struct Daemon: Sendable {
     }
 
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
-    /// Runs on the input thread, which owns `engine`.
+    /// Runs on the input thread, which owns `server`.
     private func reload(
-        _ current: inout Configuration, engine: EngineSide, backInput: inout BackInputSetup, mainLoop: MainLoop,
+        _ current: inout Configuration, server: SocketServer, backInput: inout BackInputSetup, mainLoop: MainLoop,
         admission: ClientAdmission, notifier: SystemdNotifier
     ) {
         notifier.reloading()
@@ -169,12 +163,12 @@ public struct Daemon: Sendable {
             // Also after a failed start: the fix (modprobe, the group) needs only a reload.
             if !changed.isDisjoint(with: [.backInput, .backInputMode]) || backInput.warning != nil {
                 backInput = BackInputSetup(current, reusing: backInput)
-                engine.sendBackInput = sender(for: backInput)
+                server.sendBackInput = sender(for: backInput)
                 let apps = current.changedBackInputApps(since: previous)
                 if !apps.isEmpty { logger.notice("back input changed for \(apps.joined(separator: ", "))") }
                 log(backInput)
             }
-            engine.apply(
+            server.apply(
                 settings: current.gestureSettings(with: backInput), transitionTimeout: current.transitionTimeout,
                 defaultLayout: current.defaultLayout)
             if !changed.isDisjoint(with: [.rotation, .touchpads, .screen, .grab]) {
@@ -208,7 +202,7 @@ extension Daemon {
         }
     }
 
-    /// What the engine side calls for a committed back input: the device's `send`, a
+    /// What the server calls for a committed back input: the device's `send`, a
     /// failure logged (the swipe is over; the next one tries again). Nil without a device.
     private func sender(for backInput: BackInputSetup) -> ((BackInput) -> Void)? {
         guard let device = backInput.device else { return nil }

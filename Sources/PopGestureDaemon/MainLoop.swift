@@ -5,9 +5,9 @@ import PopGestureCore
 import PopGestureInput
 import PopGestureServer
 
-/// What the input thread hands what it reads to: the engine, on this same thread
-/// (``EngineSide`` in the daemon). Every call comes from the thread running
-/// ``MainLoop/run(_:)``.
+/// What the input thread hands what it reads to, and serves beside the devices: the
+/// engine and the client socket (``SocketServer`` in the daemon). Every call comes from
+/// the thread running ``MainLoop/run(_:)``.
 public protocol InputSink: AnyObject {
     /// A device to use; the events that follow are changes to `stateAtOpen`. Throws
     /// when the sink cannot use it (mtdev could not be set up); the loop then closes it.
@@ -21,17 +21,17 @@ public protocol InputSink: AnyObject {
     /// What the engine made of the device's pan after the last frame it received:
     /// grab mode's verdict (``GestureEngine/touchVerdict(of:)``).
     func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict
-    /// Polled with the loop's other descriptors: readable when ``serveRequests()`` has
-    /// work (the socket side's requests), or when reading may resume.
-    var wakeDescriptor: CInt { get }
-    /// Answers what the socket side asked; called when ``wakeDescriptor`` is readable.
-    func serveRequests()
-    /// Whether to read the devices in this round: not while the socket side is behind
-    /// with the sink's output (``EngineChannel/mayReadDevices()``).
-    func mayReadDevices() -> Bool
+    /// The sink's own descriptors (the listener, the clients), polled after the devices.
+    func appendDescriptors(to set: inout [pollfd], now: Timestamp)
+    /// What `poll` said about them; also called when `poll` timed out.
+    func handle(_ results: ArraySlice<pollfd>)
+    /// How long `poll` may sleep for the sink: -1 for ever.
+    func pollTimeout(now: Timestamp) -> CInt
+    /// The round is over: write what it produced.
+    func roundEnded()
 }
 
-extension EngineSide: InputSink {
+extension SocketServer: InputSink {
     public func deviceAdded(
         key: Int, path: String, name: String, description: DeviceDescription,
         configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen
@@ -41,14 +41,15 @@ extension EngineSide: InputSink {
             atOpen: stateAtOpen)
     }
 
-    public var wakeDescriptor: CInt { channel.wakeDescriptor }
+    public func roundEnded() { flush() }
 }
 
 /// The daemon's main loop: finds touch devices through udev, reads each with libevdev,
-/// and hands each read, on this thread, to an ``InputSink``: the engine. Requests
-/// from the socket side arrive here too (``InputSink/wakeDescriptor``), and so do
-/// signals and the watchdog, as file descriptors, so one `poll(2)` with no timeout is
-/// all an idle tablet costs: no polling, and no timer unless systemd asked for a watchdog.
+/// and hands each read, on this thread, to an ``InputSink``: the engine and the client
+/// socket, whose descriptors it polls too (``InputSink/appendDescriptors(to:now:)``).
+/// Signals and the watchdog arrive as file descriptors as well, so one `poll(2)` with no
+/// timeout is all an idle tablet costs: no polling, and no timer unless systemd asked for
+/// a watchdog or a client owes a `hello` or the end of a line.
 ///
 /// Other threads talk to it only through ``reconfigure(_:)`` and ``stop()``, which
 /// queue a command and write a byte into a wake pipe (``LoopMailbox``).
@@ -155,10 +156,6 @@ private final class InputLoop: @unchecked Sendable {
     private var configuration: Configuration
     private let sink: any InputSink
     private let mailbox: LoopMailbox
-    /// Whether the devices were left out of the last poll: the sink's output was at its bound.
-    private var paused = false
-    /// Pauses so far; the first is logged as a warning, the rest at debug level.
-    private var pauses = 0
     private var pollFailures = PollFailures()
     /// Set when the loop gave up (see ``PollFailures``).
     private(set) var hasFailed = false
@@ -222,37 +219,39 @@ private final class InputLoop: @unchecked Sendable {
     }
 
     /// Blocks until something is readable, reads it, and returns the signals and
-    /// watchdog ticks that arrived. While the socket side is behind with the engine's
-    /// output (``InputSink/mayReadDevices()``) the devices stay out of the poll set, so
-    /// the kernel buffers and, if need be, drops.
+    /// watchdog ticks that arrived. The sink's clients are served first, so a reply comes
+    /// before the events of the frames read after it; what the round produced is written
+    /// at its end (``InputSink/roundEnded()``).
     func waitAndDispatch() -> [MainLoop.Event] {
         pollSet.removeAll(keepingCapacity: true)
         pollSet.append(pollfd(fd: mailbox.readEnd, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: signalFD ?? -1, events: Int16(POLLIN), revents: 0))  // poll skips -1
         pollSet.append(pollfd(fd: timerFD ?? -1, events: Int16(POLLIN), revents: 0))
-        pollSet.append(pollfd(fd: sink.wakeDescriptor, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: grabTimer?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
         let firstDevice = pollSet.count
-        let reads = readsDevices()
-        if reads {
-            for open in devices {
-                pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
-            }
+        for open in devices {
+            pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
         }
         // After the devices, so that their indices stay those of `devices`.
         let pipeIndex = pollSet.count
-        pollSet.append(pollfd(fd: reads && eventPipeKey != nil ? eventPipe!.fileDescriptor : -1,
-                              events: Int16(POLLIN), revents: 0))
-        // No timeout: the watchdog, when armed, is the timerfd above.
-        let ready = poll(&pollSet, nfds_t(pollSet.count), -1)
+        pollSet.append(pollfd(fd: eventPipeKey != nil ? eventPipe!.fileDescriptor : -1, events: Int16(POLLIN), revents: 0))
+        let sinkStart = pollSet.count
+        let now = DeadlineTimer.now()
+        sink.appendDescriptors(to: &pollSet, now: now)
+        // No timeout but the sink's: the watchdog, when armed, is the timerfd above.
+        let ready = poll(&pollSet, nfds_t(pollSet.count), sink.pollTimeout(now: now))
         guard ready > 0 else {
             if ready < 0 && errno != EINTR { return pollFailed(errno: errno) }
+            if ready == 0 {
+                sink.handle(pollSet[sinkStart...])
+                sink.roundEnded()
+            }
             return []
         }
         pollFailures.succeeded()
-        // Requests first: their replies then come before the events of the frames read below.
-        if pollSet[4].revents != 0 { sink.serveRequests() }
+        // Clients first: their replies then come before the events of the frames read below.
+        sink.handle(pollSet[sinkStart...])
         // Devices next: their fds are in `devices` order, and udev changes below may reorder it.
         let readyKeys = pollSet[firstDevice..<pipeIndex].indices.compactMap { index in
             pollSet[index].revents != 0 ? devices[index - firstDevice].key : nil
@@ -260,11 +259,12 @@ private final class InputLoop: @unchecked Sendable {
         for key in readyKeys { read(key) }
         if pollSet[pipeIndex].revents != 0 { readEventPipe() }
         if pollSet[1].revents != 0 { applyUdevChanges() }
-        if let grabTimer, pollSet[5].revents != 0 {
+        if let grabTimer, pollSet[4].revents != 0 {
             grabTimer.acknowledge()
             expireGrabs()
         }
         armGrabTimer()
+        sink.roundEnded()
         if pollSet[0].revents != 0 { mailbox.drainWakes() }
         var events: [MainLoop.Event] = []
         if let signalFD, pollSet[2].revents != 0 {
@@ -279,25 +279,6 @@ private final class InputLoop: @unchecked Sendable {
             if Glibc.read(timerFD, &expirations, MemoryLayout<UInt64>.size) > 0 { events.append(.watchdog) }
         }
         return events
-    }
-
-    /// Whether to poll the devices in this round: not while the socket side is behind.
-    private func readsDevices() -> Bool {
-        let reads = sink.mayReadDevices()
-        if reads == paused {
-            paused = !reads
-            if !reads {
-                pauses += 1
-                let message: Logger.Message = """
-                    the event loop is behind with the engine's output: input paused until it has taken it \
-                    (pause \(pauses))
-                    """
-                if pauses == 1 { logger.warning(message) } else { logger.debug(message) }
-            } else {
-                logger.debug("the event loop caught up: input resumed")
-            }
-        }
-        return reads
     }
 
     /// A failed `poll` other than `EINTR`: logged, then waited out or given up on.

@@ -13,16 +13,15 @@ enum LineFrame: Sendable, Equatable {
     case discardedLineEnded
 }
 
-/// Splits the byte stream at `\n`, with a bound on the line length.
+/// Splits a client's byte stream at `\n`, with a bound on the line length: one frame
+/// per call of ``next(_:)``, nil when the bytes read so far hold no more.
 ///
 /// A line longer than `maximumLineLength` is reported once, as soon as it passes the
 /// limit, and the rest of it is dropped without being buffered, so a client that never
 /// sends a newline costs at most the limit. The next line is read normally. Whenever
 /// the input stops inside a line the framer says so (once per line), so that the
 /// server can time out a line that never ends.
-struct LineFramer: ByteToMessageDecoder {
-    typealias InboundOut = LineFrame
-
+struct LineFramer {
     let maximumLineLength: Int
     /// Dropping the rest of an over-long line, up to and including its newline.
     private var discarding = false
@@ -31,25 +30,30 @@ struct LineFramer: ByteToMessageDecoder {
     private var searched = 0
     /// `.unfinished` was sent for the line in progress.
     private var reportedUnfinished = false
+    /// A frame decided with the one before it, handed on by the next call.
+    private var pending: LineFrame?
 
     init(maximumLineLength: Int = SocketServer.defaultMaximumLineLength) {
         self.maximumLineLength = maximumLineLength
     }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    /// The next frame of `buffer`, whose framed bytes it consumes.
+    mutating func next(_ buffer: inout ByteBuffer) -> LineFrame? {
+        if let frame = pending {
+            pending = nil
+            return frame
+        }
         let view = buffer.readableBytesView
         let newline = view[(view.startIndex + searched)...].firstIndex(of: UInt8(ascii: "\n"))
 
         if discarding {
             guard let newline else {
                 buffer.moveReaderIndex(forwardBy: view.count)
-                reportUnfinished(context)
-                return .needMoreData
+                return unfinished()
             }
             buffer.moveReaderIndex(forwardBy: newline - view.startIndex + 1)
             discarding = false
-            endLine(context, .discardedLineEnded)
-            return .continue
+            return endLine(.discardedLineEnded)
         }
 
         guard let newline else {
@@ -57,46 +61,35 @@ struct LineFramer: ByteToMessageDecoder {
                 buffer.moveReaderIndex(forwardBy: view.count)
                 discarding = true
                 searched = 0
-                context.fireChannelRead(NIOAny(LineFrame.tooLong))
-                reportUnfinished(context)
-                return .needMoreData
+                if !reportedUnfinished {
+                    reportedUnfinished = true
+                    pending = .unfinished
+                }
+                return .tooLong
             }
             searched = view.count
-            if !view.isEmpty { reportUnfinished(context) }
-            return .needMoreData
+            return view.isEmpty ? nil : unfinished()
         }
         let length = newline - view.startIndex
         if length > maximumLineLength {
             buffer.moveReaderIndex(forwardBy: length + 1)
-            context.fireChannelRead(NIOAny(LineFrame.tooLong))
-            endLine(context, .discardedLineEnded)
-            return .continue
+            pending = endLine(.discardedLineEnded)
+            return .tooLong
         }
         let line = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)
-        endLine(context, .line(line))
-        return .continue
+        return endLine(.line(line))
     }
 
-    private mutating func reportUnfinished(_ context: ChannelHandlerContext) {
-        guard !reportedUnfinished else { return }
+    private mutating func unfinished() -> LineFrame? {
+        guard !reportedUnfinished else { return nil }
         reportedUnfinished = true
-        context.fireChannelRead(NIOAny(LineFrame.unfinished))
+        return .unfinished
     }
 
-    private mutating func endLine(_ context: ChannelHandlerContext, _ frame: LineFrame) {
+    private mutating func endLine(_ frame: LineFrame) -> LineFrame {
         searched = 0
         reportedUnfinished = false
-        context.fireChannelRead(NIOAny(frame))
-    }
-
-    /// At end of input, complete lines still count; a last line without its newline
-    /// is dropped, as the connection is closing and could not take the reply.
-    mutating func decodeLast(
-        context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
-    ) throws -> DecodingState {
-        while try decode(context: context, buffer: &buffer) == .continue {}
-        buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-        return .needMoreData
+        return frame
     }
 }

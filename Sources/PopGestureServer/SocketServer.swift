@@ -3,27 +3,38 @@ import Glibc
 #endif
 import Logging
 import NIOCore
-import NIOPosix
 import PopGestureCore
 import PopGestureInput
+import PopGestureProtocol
+import PopGestureSystem
+import SystemPackage
 
-/// The client socket of popgestured: accepts connections, frames their lines and
-/// carries out what `ServerState` decides.
+/// The client socket of popgestured, served from the input thread's own `poll(2)` loop
+/// beside the devices and the engine: no event loop of its own, no hop between threads
+/// (issue 12 measured the hop to an NIO event loop; BENCHMARKS.md).
 ///
-/// All its state lives on one event loop, chosen from the group at start. The engine
-/// does not: it runs on the thread that reads the devices, as an ``EngineSide`` on
-/// this server's ``engine`` channel, which carries requests there and events back.
-/// Every method is safe to call from any thread.
+/// It owns the two state machines, `ServerState` (clients, routing, limits) and
+/// `EngineHost` (the engine and its devices), and only carries their actions out,
+/// synchronously: a request for the engine is performed at once, and what it produced
+/// goes back into the state before the next action. The loop that polls it calls
+/// ``appendDescriptors(to:now:)`` before `poll`, ``handle(_:)`` after, device frames in
+/// between (``received(_:fromDevice:)``), and ``flush()`` at the end of the round: each
+/// client's output of a round is one `send(2)`, and what the kernel does not take waits
+/// in one buffer per client for `POLLOUT`, counted against the limits.
 ///
-/// ```swift
-/// let server = try await SocketServer.start(listening: .path("/run/popgestured/popgestured.sock"),
-///                                           group: MultiThreadedEventLoopGroup.singleton)
-/// let engine = EngineSide(channel: server.engine)   // on the device reader's thread:
-/// try engine.deviceAdded(key: 5, path: "/dev/input/event5", name: "ELAN", description: description)
-/// engine.received(frame, fromDevice: 5)
-/// await server.shutdown()
-/// ```
-public final class SocketServer: Sendable {
+/// Confined to one thread at a time (the daemon's input thread, or a ``ServerThread``);
+/// `@unchecked Sendable` only so that it can be created on another thread first.
+public final class SocketServer: @unchecked Sendable {
+    struct Client {
+        let fd: CInt
+        /// Bytes read and not yet framed into lines.
+        var input = ByteBuffer()
+        var framer: LineFramer
+        /// Bytes the kernel has not taken yet; the first line of a round is shared, not copied.
+        var output: ByteBuffer?
+        var dirty = false
+    }
+
     /// Where the socket comes from.
     public enum Listening: Sendable, Hashable {
         /// Bind a new socket at this path, replacing a stale socket file, and make it
@@ -38,155 +49,16 @@ public final class SocketServer: Sendable {
     /// A request line may be this long, its newline not counted. Default 64 KiB: a
     /// `create` with hundreds of pages fits many times over.
     public static let defaultMaximumLineLength = 64 * 1024
-
-    /// NIO's write buffer per client: past 32 KiB queued a channel is not writable, and
-    /// further output is held in one buffer (see `ServerLoop`); below 16 KiB it is
-    /// writable again. Small, because each queued write costs NIO more than its bytes.
-    public static let writeBufferWaterMark = ChannelOptions.Types.WriteBufferWaterMark(low: 16 << 10, high: 32 << 10)
     /// Pending connections the kernel queues before `accept`. Default 64.
-    public static let listenBacklog: Int32 = 64
+    public static let listenBacklog: CInt = 64
     /// After `accept` fails (`EMFILE`, `ENFILE`: out of file descriptors), the listener
-    /// waits this long before accepting again, rather than spinning on a ready socket
-    /// it cannot accept. 1 s: clients retry; the daemon's own descriptors free meanwhile.
-    public static let acceptBackoff = TimeAmount.seconds(1)
-
-    /// The loop that owns every client.
-    public let eventLoop: any EventLoop
-    /// The queues to and from the engine side (see ``EngineSide``).
-    public let engine: EngineChannel
-    private let listener: any Channel
-    private let loop: NIOLoopBoundBox<ServerLoop>
-    /// Set when this server created the socket file, which it then removes at shutdown.
-    private let socketPath: String?
-    private let logger: Logger
-
-    private init(
-        eventLoop: any EventLoop, listener: any Channel, loop: NIOLoopBoundBox<ServerLoop>, socketPath: String?,
-        logger: Logger
-    ) {
-        self.eventLoop = eventLoop
-        self.engine = loop.value.engine
-        self.listener = listener
-        self.loop = loop
-        self.socketPath = socketPath
-        self.logger = logger
-    }
-
-    /// Starts listening.
-    ///
-    /// - Parameters:
-    ///   - clock: the time of requests, in the clock of the evdev
-    ///     events. Default ``monotonicNow()``: `CLOCK_MONOTONIC`, which live devices use.
-    ///   - maximumLineLength: longer request lines get `line-too-long`. Default 64 KiB.
-    ///   - limits: clients, unsent bytes and timeouts; default the documented ones.
-    ///   - admission: who may connect, decided from the peer's credentials; a refused
-    ///     peer gets `not-permitted` and is closed. Default ``ConnectionPolicy/anyone``.
-    ///   - shells: who may say `hello` as the shell; others get `shell-refused`. Default
-    ///     ``ConnectionPolicy/anyone``.
-    /// - Throws: NIO's error when the socket cannot be bound or adopted.
-    public static func start(
-        listening: Listening, group: any EventLoopGroup,
-        clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
-        maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
-        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
-        logger: Logger = Logger(label: "popgestured.server")
-    ) async throws -> SocketServer {
-        try await makeServer(
-            listening: listening, group: group, clock: clock, maximumLineLength: maximumLineLength, limits: limits,
-            admission: admission, shells: shells, logger: logger
-        ).get()
-    }
-
-    /// ``start(listening:group:clock:maximumLineLength:limits:admission:shells:logger:)``
-    /// as a future, for a caller that stays out of Swift concurrency: the daemon does,
-    /// because libdispatch's worker pool would wake an idle process every second.
-    public static func makeServer(
-        listening: Listening, group: any EventLoopGroup,
-        clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
-        maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
-        limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
-        logger: Logger = Logger(label: "popgestured.server")
-    ) -> EventLoopFuture<SocketServer> {
-        let eventLoop = group.next()
-        return eventLoop.submit {
-            let state = ServerState(limits: limits, admission: admission, shells: shells, logger: logger)
-            let loop = NIOLoopBoundBox(
-                ServerLoop(
-                    state: state, eventLoop: eventLoop, clock: clock, maximumLineLength: maximumLineLength,
-                    logger: logger),
-                eventLoop: eventLoop)
-            // One task per batch of engine output, not per event.
-            loop.value.engine = try EngineChannel { eventLoop.execute { loop.value.drainEngineOutput() } }
-            return loop
-        }.flatMap { loop in
-            // Children on the listener's loop too: the one loop that owns the state.
-            let bootstrap = ServerBootstrap(group: eventLoop, childGroup: eventLoop)
-                .serverChannelOption(ChannelOptions.backlog, value: listenBacklog)
-                .serverChannelInitializer { channel in
-                    // The non-async bootstrap adds no backoff: without it, EMFILE spins at 100 % CPU.
-                    // AcceptPause makes the loop really sleep meanwhile (see there).
-                    let failures = AcceptFailureLog(logger: logger)
-                    return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandlers(
-                            AcceptBackoffHandler(shouldForwardIOErrorCaught: true) { failures.backoff(after: $0) },
-                            AcceptPause())
-                    }
-                }
-                .childChannelOption(ChannelOptions.writeBufferWaterMark, value: writeBufferWaterMark)
-                .childChannelInitializer { channel in
-                    Self.readCredentials(of: channel, logger: logger).flatMapThrowing { credentials in
-                        try channel.pipeline.syncOperations.addHandlers(
-                            ByteToMessageHandler(LineFramer(maximumLineLength: maximumLineLength)),
-                            ClientHandler(server: loop.value, credentials: credentials))
-                    }
-                }
-            switch listening {
-            case .path(let path):
-                return bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).map { listener in
-                    // bind(2) applies the umask; apps of every user must be able to connect.
-                    if chmod(path, 0o666) != 0 {
-                        logger.warning("chmod 0666 \(path) failed (errno \(errno)); only its owner can connect")
-                    }
-                    logger.info("listening on \(path)")
-                    return SocketServer(
-                        eventLoop: eventLoop, listener: listener, loop: loop, socketPath: path, logger: logger)
-                }
-            case .inheritedDescriptor(let descriptor):
-                return bootstrap.withBoundSocket(descriptor).map { listener in
-                    logger.info("listening on inherited fd \(descriptor)\(listener.localAddress.map { " (\($0))" } ?? "")")
-                    return SocketServer(
-                        eventLoop: eventLoop, listener: listener, loop: loop, socketPath: nil, logger: logger)
-                }
-            }
-        }
-    }
-
-    // MARK: - Shutdown
-
-    /// Stops accepting, closes every client and removes the socket file this server
-    /// created. Returns when all are closed; calling it again does nothing more.
-    public func shutdown() async {
-        try? await close().get()
-    }
-
-    /// ``shutdown()`` as a future, for callers outside Swift concurrency.
-    public func close() -> EventLoopFuture<Void> {
-        let loop = self.loop, eventLoop = self.eventLoop, logger = self.logger, socketPath = self.socketPath
-        return listener.close().flatMapError { error in
-            if case ChannelError.alreadyClosed = error { return eventLoop.makeFailedFuture(error) }
-            logger.debug("closing the listener: \(error)")
-            return eventLoop.makeSucceededVoidFuture()
-        }.flatMap {
-            eventLoop.flatSubmit { loop.value.shutdown(on: eventLoop) }
-        }.map {
-            if let socketPath {
-                unlink(socketPath)
-            }
-            logger.info("socket server stopped")
-        }.recover { _ in }
-    }
-
-    // MARK: - Clock
+    /// leaves the poll set this long, rather than spinning on a ready socket it cannot
+    /// accept. 1 s: clients retry; the daemon's own descriptors free meanwhile.
+    public static let acceptBackoff: Duration = .seconds(1)
+    /// Connections accepted in one round at most, so a flood of them cannot starve the devices.
+    public static let acceptsPerRound = 64
+    /// One `read(2)` takes at most 64 KiB of a client's input.
+    static let readSize = 64 << 10
 
     /// `CLOCK_MONOTONIC` now, in microseconds: the clock of live evdev events.
     @Sendable
@@ -196,11 +68,320 @@ public final class SocketServer: Sendable {
         return Timestamp(seconds: Int64(now.tv_sec), microseconds: Int64(now.tv_nsec) / 1000)
     }
 
-    /// The peer's credentials, or nil (logged) when the kernel would not say.
-    private static func readCredentials(of channel: any Channel, logger: Logger) -> EventLoopFuture<PeerCredentials?> {
-        PeerCredentials.read(from: channel).flatMapErrorThrowing { error in
-            logger.warning("SO_PEERCRED failed: \(error); the client is served without credentials")
-            return nil
+    private var state: ServerState
+    public private(set) var host: EngineHost
+    private var clients: [ClientID: Client] = [:]
+    /// In the order they were polled this round.
+    private var polled: [ClientID] = []
+    private var dirty: [ClientID] = []
+    private let listener: CInt
+    private let socketPath: String?
+    private let maximumLineLength: Int
+    private let clock: () -> Timestamp
+    private let logger: Logger
+    private var engineOutput: [EngineOutput] = []
+    /// Accepting is paused until then after `EMFILE` and its kin.
+    private var acceptPausedUntil: Timestamp?
+    private let acceptFailures: AcceptFailureLog
+    /// Sends a committed back input through the daemon's virtual device; nil when it has
+    /// none (then the engine's ``GestureSettings/backInput`` should be ``BackInputMap/none``).
+    public var sendBackInput: ((BackInput) -> Void)?
+    private var readBuffer = [UInt8](repeating: 0, count: SocketServer.readSize)
+    private var isShutDown = false
+    /// Stands in for a client's input while it is framed.
+    private let noInput = ByteBuffer()
+
+    /// Starts listening.
+    ///
+    /// - Parameters:
+    ///   - host: the engine and its settings; the server owns it from now on.
+    ///   - limits: clients, unsent bytes and timeouts; default the documented ones.
+    ///   - admission: who may connect, decided from the peer's credentials; a refused
+    ///     peer gets `not-permitted` and is closed. Default ``ConnectionPolicy/anyone``.
+    ///   - shells: who may say `hello` as the shell; others get `shell-refused`.
+    ///   - maximumLineLength: longer request lines get `line-too-long`. Default 64 KiB.
+    ///   - clock: the time of requests and device changes, in the clock of the evdev
+    ///     events: ``monotonicNow()`` for live devices.
+    /// - Throws: the `Errno` of `socket`, `bind` or `listen`.
+    public init(
+        listening: Listening, host: EngineHost, limits: ServerLimits = ServerLimits(),
+        admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
+        maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
+        clock: @escaping () -> Timestamp = SocketServer.monotonicNow, logger: Logger
+    ) throws(Errno) {
+        state = ServerState(limits: limits, admission: admission, shells: shells, logger: logger)
+        acceptFailures = AcceptFailureLog(logger: logger)
+        self.host = host
+        self.maximumLineLength = maximumLineLength
+        self.clock = clock
+        self.logger = logger
+        switch listening {
+        case .path(let path):
+            let socket = try FileDescriptor.unixStreamSocket()
+            let fd = socket.rawValue
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            var info = stat()
+            if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFSOCK { unlink(path) }
+            guard let address = try? UnixSocketAddress(path: path) else {
+                close(fd)
+                throw Errno.fileNameTooLong
+            }
+            do {
+                try socket.bind(to: address)
+            } catch {
+                close(fd)
+                throw error
+            }
+            // bind(2) applies the umask; apps of every user must be able to connect.
+            if chmod(path, 0o666) != 0 {
+                logger.warning("chmod 0666 \(path) failed (errno \(errno)); only its owner can connect")
+            }
+            guard listen(fd, Self.listenBacklog) == 0 else {
+                let error = Errno(rawValue: errno)
+                close(fd)
+                throw error
+            }
+            listener = fd
+            socketPath = path
+            logger.info("listening on \(path)")
+        case .inheritedDescriptor(let fd):
+            // Non-blocking, so that a connection gone before `accept` cannot block the loop.
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            listener = fd
+            socketPath = nil
+            logger.info("listening on inherited fd \(fd)")
         }
+        engineOutput.reserveCapacity(64)
+    }
+
+    // MARK: - Poll loop
+
+    /// Appends the listener (-1 while accepting is paused) and every client, in an order
+    /// ``handle(_:)`` expects back; `POLLOUT` for a client whose output waits.
+    public func appendDescriptors(to set: inout [pollfd], now: Timestamp) {
+        let accepting = acceptPausedUntil.map { now >= $0 } ?? true
+        if accepting { acceptPausedUntil = nil }
+        set.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
+        polled.removeAll(keepingCapacity: true)
+        for (id, client) in clients {
+            polled.append(id)
+            let events = POLLIN | (client.output == nil ? 0 : POLLOUT)
+            set.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
+        }
+    }
+
+    /// The milliseconds `poll` may sleep: until the state's next deadline (a `hello` or a
+    /// line falling due) or the end of an accept pause; -1, for ever, without one, so an
+    /// idle daemon never wakes.
+    public func pollTimeout(now: Timestamp) -> CInt {
+        let deadlines = [state.nextDeadline, acceptPausedUntil].compactMap { $0 }
+        guard let next = deadlines.min() else { return -1 }
+        return CInt(clamping: max(0, (next - now + 999) / 1000))
+    }
+
+    /// What `poll` said about the descriptors ``appendDescriptors(to:now:)`` appended
+    /// (call it after a timeout too): accepts, reads and frames each client's input and
+    /// carries its requests out, then the deadlines that fell due.
+    public func handle(_ results: ArraySlice<pollfd>) {
+        var index = results.startIndex
+        if results[index].revents != 0 { acceptAll() }
+        index += 1
+        for id in polled {
+            defer { index += 1 }
+            let revents = Int32(results[index].revents)
+            guard revents != 0, clients[id] != nil else { continue }
+            if revents & POLLOUT != 0 { markDirty(id) }
+            if revents & (POLLIN | POLLHUP | POLLERR) != 0 { readAvailable(id) }
+        }
+        if let due = state.nextDeadline, due <= clock() { run(state.tick(at: clock())) }
+    }
+
+    /// Writes what this round produced: one `send(2)` per client. What the kernel does not
+    /// take stays for `POLLOUT`, and the state hears how far behind the client is.
+    public func flush() {
+        for id in dirty {
+            guard var client = clients[id], client.dirty else { continue }
+            client.dirty = false
+            var closed = false
+            if var output = client.output {
+                let sent = output.withUnsafeReadableBytes { bytes in
+                    send(client.fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+                if sent >= 0 {
+                    output.moveReaderIndex(forwardBy: sent)
+                    if output.readableBytes == 0 {
+                        client.output = nil
+                    } else {
+                        // The sent bytes leave the buffer: what it holds is what is unsent, so
+                        // the limit on unsent bytes bounds its memory too.
+                        output.discardReadBytes()
+                        client.output = output
+                    }
+                } else if errno != EAGAIN && errno != EINTR {
+                    closed = true
+                }
+            }
+            clients[id] = client
+            if closed {
+                drop(id)
+                continue
+            }
+            let unsent = client.output?.readableBytes ?? 0
+            if unsent != 0 || state.clients[id]?.unsentBytes != 0 {
+                run(state.outputBacklog(of: id, unsentBytes: unsent, at: clock()))
+            }
+        }
+        dirty.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - Engine input (the device side)
+
+    /// See ``EngineHost/deviceAdded(key:path:name:description:configuration:atOpen:at:output:)``.
+    @discardableResult
+    public func deviceAdded(
+        key: Int, path: String, name: String, description: DeviceDescription,
+        configuration: DeviceConfiguration = .init(), atOpen state: DeviceStateAtOpen? = nil
+    ) throws(InputError) -> PopGestureCore.DeviceID {
+        defer { routeEngineOutput() }
+        return try host.deviceAdded(
+            key: key, path: path, name: name, description: description, configuration: configuration,
+            atOpen: state, at: clock(), output: &engineOutput)
+    }
+
+    public func deviceRemoved(key: Int) {
+        host.deviceRemoved(key: key, at: clock(), output: &engineOutput)
+        routeEngineOutput()
+    }
+
+    public func received(_ events: [InputEvent], fromDevice key: Int) {
+        host.handle(events: events, fromDevice: key, output: &engineOutput)
+        routeEngineOutput()
+    }
+
+    public func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict {
+        guard let device = host.devices[key] else { return .none }
+        return host.engine.touchVerdict(of: device.id)
+    }
+
+    public func apply(settings: GestureSettings, transitionTimeout: Duration, defaultLayout: LayoutDirection) {
+        host.updateSettings(settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout)
+    }
+
+    private func routeEngineOutput() {
+        guard !engineOutput.isEmpty else { return }
+        let outputs = engineOutput
+        engineOutput.removeAll(keepingCapacity: true)
+        if let sendBackInput {
+            for case .event(.backInput(let input, _, _, _)) in outputs { sendBackInput(input) }
+        }
+        let now = clock()
+        for output in outputs { run(state.received(fromEngine: output, at: now)) }
+    }
+
+    // MARK: - Clients
+
+    private func acceptAll() {
+        for _ in 0..<Self.acceptsPerRound {
+            // accept4 is hidden behind _GNU_SOURCE from Swift: two fcntls instead.
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else {
+                let error = errno
+                if [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error) {
+                    acceptFailures.failed(Errno(rawValue: error), at: clock())
+                    acceptPausedUntil = clock() + Self.acceptBackoff
+                }
+                return
+            }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            let credentials = PeerCredentials.read(fd)
+            if credentials == nil { logger.warning("SO_PEERCRED failed (errno \(errno)); the client is served without credentials") }
+            let (id, actions) = state.clientConnected(credentials: credentials, at: clock())
+            clients[id] = Client(fd: fd, framer: LineFramer(maximumLineLength: maximumLineLength))
+            run(actions)
+        }
+    }
+
+    private func readAvailable(_ id: ClientID) {
+        guard let fd = clients[id]?.fd else { return }
+        let got = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if got < 0 && (errno == EAGAIN || errno == EINTR) { return }
+        guard got > 0 else {
+            drop(id)
+            return
+        }
+        clients[id]!.input.writeBytes(readBuffer[0..<got])
+        while clients[id] != nil {
+            // Taken out, so that it is the storage's only reference while framed.
+            var input = noInput
+            swap(&input, &clients[id]!.input)
+            let frame = clients[id]!.framer.next(&input)
+            if frame == nil {
+                // The framed bytes leave the buffer: a client that keeps sending holds at
+                // most one unfinished line (the limit) and what one read brought.
+                if input.readableBytes == 0 { input.clear() } else if input.readerIndex > 0 { input.discardReadBytes() }
+            }
+            swap(&input, &clients[id]!.input)
+            switch frame {
+            case .none: return
+            case .line(let line): run(state.received(line: line.readableBytesView, from: id, at: clock()))
+            case .tooLong: run(state.receivedOverlongLine(from: id, maximumLength: maximumLineLength, at: clock()))
+            case .unfinished: state.lineUnfinished(from: id, at: clock())
+            case .discardedLineEnded: state.lineEnded(from: id)
+            }
+        }
+    }
+
+    /// The connection is gone (end of file, an error): forget it, tell the state.
+    private func drop(_ id: ClientID) {
+        guard let client = clients.removeValue(forKey: id) else { return }
+        close(client.fd)
+        run(state.clientDisconnected(id, at: clock()))
+    }
+
+    private func markDirty(_ id: ClientID) {
+        guard clients[id] != nil, !clients[id]!.dirty else { return }
+        clients[id]!.dirty = true
+        dirty.append(id)
+    }
+
+    // MARK: - Carrying out actions
+
+    private func run(_ actions: [ServerAction]) {
+        for action in actions {
+            switch action {
+            case .send(let id, let line):
+                guard clients[id] != nil else { continue }
+                if clients[id]!.output == nil {
+                    clients[id]!.output = line.bytes
+                } else {
+                    clients[id]!.output!.writeImmutableBuffer(line.bytes)
+                }
+                markDirty(id)
+            case .close(let id, _):
+                guard var client = clients.removeValue(forKey: id) else { continue }
+                if let output = client.output {
+                    _ = output.withUnsafeReadableBytes {
+                        send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    }
+                    client.output = nil
+                }
+                close(client.fd)
+                run(state.clientDisconnected(id, at: clock()))
+            case .toEngine(let request):
+                host.perform(request, output: &engineOutput)
+                routeEngineOutput()
+            }
+        }
+    }
+
+    /// Closes every client and the listener; removes the socket file it made. Once.
+    public func shutdown() {
+        guard !isShutDown else { return }
+        isShutDown = true
+        run(state.shutdown())
+        close(listener)
+        if let socketPath { unlink(socketPath) }
+        logger.info("socket server stopped")
     }
 }

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Glibc
 import Logging
-import NIOPosix
 import PopGestureCore
 import PopGestureDaemon
 import PopGestureInput
@@ -85,40 +84,37 @@ struct Demo: ParsableCommand {
         let logger = logging.makeLogger()
         let path = socket ?? Self.defaultSocketPath()
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try SocketServer.makeServer(listening: .path(path), group: group, logger: logger).wait()
-        let engine = EngineSide(channel: server.engine, logger: logger)
-        // With a touchscreen, the daemon's own input thread runs the engine beside the reads;
-        // without, a thread of the engine's own, which the virtual touchscreen's frames go to.
+        let server = try SocketServer(listening: .path(path), host: EngineHost(logger: logger), logger: logger)
+        // With a touchscreen, the daemon's own input loop serves the socket and runs the engine
+        // beside the reads; without, a thread of the server's own, which the virtual
+        // touchscreen's frames go to.
         let touchscreenPresent = try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen })
-        let mainLoop = touchscreenPresent ? try MainLoop(configuration: Configuration(), sink: engine, logger: logger) : nil
-        let engineThread = touchscreenPresent ? nil : try EngineThread(engine)
+        let mainLoop = touchscreenPresent ? try MainLoop(configuration: Configuration(), sink: server, logger: logger) : nil
+        let serverThread = touchscreenPresent ? nil : try ServerThread(server, clock: SocketServer.monotonicNow)
         if let mainLoop { PosixThread.detach(name: "input") { mainLoop.run() } }
 
         let client = try DemoClient(socketPath: path)
         client.start()
         print("popgestured demo: socket \(path); try `popgesturectl --socket \(path) monitor` in another terminal")
 
-        if let engineThread {
+        if let serverThread {
             print("No touchscreen found: a virtual one plays the gestures.\n")
             // The client's requests reach the engine on its own thread: the first gesture
             // must find the navigator (at most 5 s, in steps of 10 ms).
-            for _ in 0..<500 where !engineThread.sync({ $0.host.engine.navigation.navigators["demo"] != nil }) {
+            for _ in 0..<500 where !serverThread.sync({ $0.host.engine.navigation.navigators["demo"] != nil }) {
                 usleep(10_000)
             }
-            try playScenes(into: engineThread)
+            try playScenes(into: serverThread)
         } else {
             print("A touchscreen is present: swipe right on it. Ctrl-C stops.")
             while true { pause() }
         }
         client.stop()
         mainLoop?.stop()
-        engineThread?.stop()
-        try? server.close().wait()
-        try group.syncShutdownGracefully()
+        serverThread?.stop()
     }
 
-    private func playScenes(into engine: EngineThread) throws {
+    private func playScenes(into engine: ServerThread) throws {
         let key = -1  // udev's devices count up from 0
         _ = try engine.sync { side in
             Result { () throws(InputError) in
@@ -142,7 +138,7 @@ struct Demo: ParsableCommand {
     }
 
     /// Plays frames in real time, restamped on the monotonic clock the server uses for requests.
-    private static func play(_ events: [InputEvent], into engine: EngineThread, key: Int) {
+    private static func play(_ events: [InputEvent], into engine: ServerThread, key: Int) {
         guard let first = events.first?.time else { return }
         let start = SocketServer.monotonicNow()
         var frame: [InputEvent] = []

@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 @testable import PopGestureDaemon
 import PopGestureCore
@@ -10,7 +11,6 @@ import Testing
 /// handler through `poll`, and ``MainLoop/stop()`` from the handler ends it.
 @Suite struct MainLoopTests {
     final class NoSink: InputSink {
-        let wake = try! WakePipe()
         func deviceAdded(
             key: Int, path: String, name: String, description: DeviceDescription,
             configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen
@@ -18,9 +18,10 @@ import Testing
         func deviceRemoved(key: Int) {}
         func received(_ events: [InputEvent], fromDevice key: Int) {}
         func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict { .none }
-        var wakeDescriptor: CInt { wake.readEnd }
-        func serveRequests() { wake.drain() }
-        func mayReadDevices() -> Bool { true }
+        func appendDescriptors(to set: inout [pollfd], now: Timestamp) {}
+        func handle(_ results: ArraySlice<pollfd>) {}
+        func pollTimeout(now: Timestamp) -> CInt { -1 }
+        func roundEnded() {}
     }
 
     @Test(.timeLimit(.minutes(1))) func watchdogTicksArriveAndStopEndsTheLoop() throws {

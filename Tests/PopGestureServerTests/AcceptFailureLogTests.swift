@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Logging
-import NIOCore
+import PopGestureCore
 @testable import PopGestureServer
 import Testing
 
@@ -27,20 +27,19 @@ final class CapturedLog: LogHandler, @unchecked Sendable {
 
 @Suite("AcceptFailureLog")
 struct AcceptFailureLogTests {
-    @Test("each failed accept backs off 1 s; one log line per episode, with the last episode's count")
+    @Test("one log line per episode of failed accepts, with the last episode's count")
     func episodes() {
         let captured = CapturedLog()
         let log = AcceptFailureLog(logger: captured.logger)
-        let error = IOError(errnoCode: EMFILE, reason: "accept")
-        let start = NIODeadline.uptimeNanoseconds(1_000_000_000_000)
+        let start = Timestamp(seconds: 1000, microseconds: 0)
         for second in 0..<30 {
-            #expect(log.backoff(after: error, at: start + .seconds(Int64(second))) == .seconds(1))
+            log.failed(.tooManyOpenFiles, at: start + .seconds(second))
         }
         #expect(captured.messages.count == 1)
-        #expect(captured.messages.first?.hasPrefix("error: accept failed: accept") == true)
+        #expect(captured.messages.first?.hasPrefix("error: accept failed: ") == true)
         #expect(log.failuresInEpisode == 30)
         // A minute of quiet ends the episode; the next failure starts one and logs again.
-        _ = log.backoff(after: error, at: start + .seconds(90))
+        log.failed(.tooManyOpenFiles, at: start + .seconds(90))
         #expect(captured.messages.count == 2)
         #expect(captured.messages.last?.hasSuffix("(the previous episode had 30 failures)") == true)
         #expect(log.failuresInEpisode == 1)

@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 @testable import PopGestureCore
 @testable import PopGestureServer
@@ -144,24 +145,26 @@ import Testing
             .hasPrefix(#"{"type":"error","code":"invalid-field","message":"\"app\" must not be empty"#) == true)
     }
 
-    @Test("the engine side sends a committed back input through its device, once, and hands the event on")
-    func engineSideSendsTheBackInput() throws {
-        let channel = try EngineChannel {}
+    @Test("the server sends a committed back input through its device, once, and hands the event on")
+    func serverSendsTheBackInput() async throws {
         var settings = GestureSettings()
         settings.backInput = BackInputMap(standard: Self.altLeft)
-        let side = EngineSide(channel: channel, settings: settings, logger: quietLogger)
+        let directory = try temporarySocketDirectory()
+        defer { rmdir(directory) }
+        let server = try SocketServer(
+            listening: .path(directory + "/popgestured.sock"),
+            host: EngineHost(settings: settings, logger: quietLogger), clock: { Fixtures.start }, logger: quietLogger)
+        defer { server.shutdown() }
         var sent: [BackInput] = []
-        side.sendBackInput = { sent.append($0) }
-        try side.deviceAdded(key: 1, path: "/dev/input/event1", name: "Fixture", description: Fixtures.touchscreen)
+        server.sendBackInput = { sent.append($0) }
+        try server.deviceAdded(key: 1, path: "/dev/input/event1", name: "Fixture", description: Fixtures.touchscreen)
         var finger = TouchScript(device: Fixtures.touchscreen, start: Fixtures.start)
         finger.down(at: 0.01, 0.5)
         finger.move(byMillimetres: 60, 0, over: .milliseconds(150))
         finger.up()
-        for frame in Fixtures.frames(finger.events) { side.received(frame, fromDevice: 1) }
+        for frame in Fixtures.frames(finger.events) { server.received(frame, fromDevice: 1) }
         #expect(sent == [Self.altLeft])
-        var output = CircularBuffer<EngineOutput>()
-        channel.takeOutput(into: &output)
-        #expect(output.contains { if case .event(.backInput) = $0 { true } else { false } })
+        #expect(server.host.lastBack == .input(app: nil, input: Self.altLeft.spelling))
     }
 
     @Test("while 256 comings and goings wait for a stalled engine, a new connection gets overloaded")
@@ -174,16 +177,5 @@ import Testing
         #expect(refused.actions.count == 2)
         #expect(refused.actions.lines(to: refused.client).first?.hasPrefix(#"{"type":"error","code":"overloaded""#) == true)
         #expect(state.clients[refused.client] == nil, "a refused connection never becomes a client")
-    }
-
-    @Test("the channel counts its always-taken requests apart")
-    func channelCountsAlwaysTaken() throws {
-        let channel = try EngineChannel {}
-        for n in 0..<3 {
-            _ = channel.submit(EngineRequest(client: ClientID(UInt64(n)), kind: .clientGone, time: Fixtures.start))
-        }
-        _ = channel.submit(EngineRequest(client: ClientID(9), kind: .request(.status, id: nil), time: Fixtures.start))
-        #expect(channel.queuedAlwaysTaken == 3)
-        #expect(channel.queuedRequests == 1)
     }
 }

@@ -1,43 +1,49 @@
 import NIOCore
-import NIOEmbedded
 @testable import PopGestureServer
 import Testing
 
 @Suite("LineFramer")
 struct LineFramerTests {
-    /// A channel that frames with a small limit, so over-long lines are cheap to write.
-    static func channel(limit: Int = 8) throws -> EmbeddedChannel {
-        let channel = EmbeddedChannel()
-        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFramer(maximumLineLength: limit)))
-        return channel
+    /// A client's input as the server keeps it: bytes read so far, and their framer,
+    /// run after each read as the server runs it.
+    final class Input {
+        var framer: LineFramer
+        var buffer = ByteBuffer()
+        var framed: [String] = []
+        init(limit: Int) { framer = LineFramer(maximumLineLength: limit) }
     }
 
-    static func write(_ text: String, to channel: EmbeddedChannel) throws {
-        try channel.writeInbound(ByteBuffer(string: text))
+    /// A framer with a small limit, so over-long lines are cheap to write.
+    static func channel(limit: Int = 8) throws -> Input { Input(limit: limit) }
+
+    /// Bytes read from the client, framed at once.
+    static func write(_ text: String, to input: Input) throws {
+        input.buffer.writeString(text)
+        while let frame = input.framer.next(&input.buffer) {
+            switch frame {
+            case .line(let buffer): input.framed.append("line " + String(buffer: buffer))
+            case .tooLong: input.framed.append("too-long")
+            case .unfinished: input.framed.append("unfinished")
+            case .discardedLineEnded: input.framed.append("ended")
+            }
+        }
     }
 
-    /// Everything framed so far: lines as text, `nil` for each line-too-long; the news
-    /// about unfinished lines left out (``events(_:)`` has it).
-    static func frames(_ channel: EmbeddedChannel) throws -> [String?] {
-        try events(channel).compactMap { event in
+    /// Everything framed since the last look: lines as text, `nil` for each
+    /// line-too-long; the news about unfinished lines left out (``events(_:)`` has it).
+    static func frames(_ input: Input) throws -> [String?] {
+        try events(input).compactMap { event in
             if event.hasPrefix("line ") { String(event.dropFirst(5)) }
             else if event == "too-long" { .some(nil) }
             else { nil }
         }
     }
 
-    /// Every frame: `line TEXT`, `too-long`, `unfinished`, `ended` (a discarded line's end).
-    static func events(_ channel: EmbeddedChannel) throws -> [String] {
-        var out: [String] = []
-        while let frame = try channel.readInbound(as: LineFrame.self) {
-            switch frame {
-            case .line(let buffer): out.append("line " + String(buffer: buffer))
-            case .tooLong: out.append("too-long")
-            case .unfinished: out.append("unfinished")
-            case .discardedLineEnded: out.append("ended")
-            }
-        }
-        return out
+    /// Every frame since the last look: `line TEXT`, `too-long`, `unfinished`, `ended`
+    /// (a discarded line's end).
+    static func events(_ input: Input) throws -> [String] {
+        defer { input.framed.removeAll() }
+        return input.framed
     }
 
     @Test("lines split however the bytes arrive")
@@ -70,13 +76,14 @@ struct LineFramerTests {
         #expect(try Self.frames(channel) == ["next"])
     }
 
-    @Test("at end of input, complete lines count and a partial one is dropped")
-    func endOfInput() throws {
+    @Test("a partial line waits for its newline; the lines before it are handed on")
+    func partialLine() throws {
         let channel = try Self.channel()
         try Self.write("a\nb", to: channel)
         #expect(try Self.frames(channel) == ["a"])
-        _ = try channel.finish()
         #expect(try Self.frames(channel) == [])
+        try Self.write("c\n", to: channel)
+        #expect(try Self.frames(channel) == ["bc"])
     }
 
     @Test("the input stopping inside a line is reported once per line; its end follows")

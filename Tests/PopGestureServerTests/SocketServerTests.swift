@@ -4,7 +4,6 @@ import Glibc
 #endif
 import Logging
 import NIOCore
-import NIOPosix
 import PopGestureCore
 import PopGestureInput
 @testable import PopGestureServer
@@ -15,11 +14,10 @@ import SystemPackage
 /// A logger that writes nothing, so test output stays readable.
 let quietLogger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
 
-/// A real server on a real Unix socket in a temporary directory, on a one-thread loop,
-/// with its engine side on a thread of its own (the daemon runs it on its input thread).
+/// A real server on a real Unix socket in a temporary directory, served from a thread
+/// of its own (``ServerThread``; the daemon serves it from its input thread).
 struct RunningServer {
-    let server: SocketServer
-    let engine: EngineThread
+    let engine: ServerThread
     let path: String
 
     /// Starts a server, runs `body` and always shuts everything down.
@@ -28,29 +26,15 @@ struct RunningServer {
         limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
         _ body: (RunningServer) async throws -> Void
     ) async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let directory = try temporarySocketDirectory()
         let path = directory + "/popgestured.sock"
-        do {
-            let server = try await SocketServer.start(
-                listening: .path(path), group: group, clock: clock, limits: limits, admission: admission,
-                logger: quietLogger)
-            let engine = try EngineThread(EngineSide(channel: server.engine, clock: clock, logger: quietLogger))
-            defer { engine.stop() }
-            do {
-                try await body(RunningServer(server: server, engine: engine, path: path))
-            } catch {
-                await server.shutdown()
-                throw error
-            }
-            await server.shutdown()
-        } catch {
-            try? await group.shutdownGracefully()
-            rmdir(directory)
-            throw error
-        }
-        try await group.shutdownGracefully()
-        rmdir(directory)
+        defer { rmdir(directory) }
+        let server = try SocketServer(
+            listening: .path(path), host: EngineHost(logger: quietLogger), limits: limits, admission: admission,
+            clock: clock, logger: quietLogger)
+        let thread = try ServerThread(server, clock: clock)
+        defer { thread.stop() }
+        try await body(RunningServer(engine: thread, path: path))
     }
 
     func connect() throws -> TestClient { try TestClient(path: path) }
@@ -307,55 +291,20 @@ struct SocketServerTests {
         }
     }
 
-    @Test("with the engine side not serving, the 257th queued request gets overloaded; once it serves, every other is answered in order")
-    func overloadedOverTheSocket() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let directory = try temporarySocketDirectory()
-        let path = directory + "/popgestured.sock"
-        let server = try await SocketServer.start(listening: .path(path), group: group, logger: quietLogger)
-        // Six clients, none with more than its 64 awaiting replies: 4 × 52 + 48 = 256 queued.
-        var clients: [TestClient] = []
-        for count in [52, 52, 52, 52, 48] {
-            let client = try TestClient(path: path)
-            _ = try client.hello()
-            for n in 0..<count { #expect(client.send(#"{"type":"status","id":\#(n)}"#)) }
-            clients.append(client)
-        }
-        #expect(try await eventually { server.engine.queuedRequests == 256 })
-        let late = try TestClient(path: path)
-        _ = try late.hello()
-        let refused = try late.request(#"{"type":"stack","navigator":"main","id":"late"}"#)
-        #expect(refused["code"] as? String == "overloaded")
-        #expect(refused["id"] as? String == "late")
-
-        let engine = try EngineThread(EngineSide(channel: server.engine, logger: quietLogger))
-        for (client, count) in zip(clients, [52, 52, 52, 52, 48]) {
-            for n in 0..<count {
-                let reply = try client.readObject()
-                #expect(reply["type"] as? String == "status")
-                #expect(reply["id"] as? Int == n)
-            }
-        }
-        #expect(try late.request(#"{"type":"stack","navigator":"main"}"#)["code"] as? String == "unknown-navigator")
-        engine.stop()
-        await server.shutdown()
-        try await group.shutdownGracefully()
-        rmdir(directory)
-    }
-
     @Test("shutdown closes clients and removes the socket file")
     func shutdown() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let directory = try temporarySocketDirectory()
         let path = directory + "/popgestured.sock"
-        let server = try await SocketServer.start(listening: .path(path), group: group, logger: quietLogger)
+        let server = try SocketServer(
+            listening: .path(path), host: EngineHost(logger: quietLogger), clock: SocketServer.monotonicNow,
+            logger: quietLogger)
+        let thread = try ServerThread(server, clock: SocketServer.monotonicNow)
         let client = try TestClient(path: path)
         try client.hello()
-        await server.shutdown()
+        thread.stop()
         #expect(client.readsToEnd())
         #expect(access(path, F_OK) != 0)
-        await server.shutdown()  // twice is harmless
-        try await group.shutdownGracefully()
+        server.shutdown()  // twice is harmless
         rmdir(directory)
     }
 
@@ -364,15 +313,15 @@ struct SocketServerTests {
         let directory = try temporarySocketDirectory()
         let path = directory + "/activated.sock"
         let descriptor = try Self.listeningSocket(at: path)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let server = try await SocketServer.start(
-            listening: .inheritedDescriptor(descriptor), group: group, logger: quietLogger)
+        let server = try SocketServer(
+            listening: .inheritedDescriptor(descriptor), host: EngineHost(logger: quietLogger),
+            clock: SocketServer.monotonicNow, logger: quietLogger)
+        let thread = try ServerThread(server, clock: SocketServer.monotonicNow)
         let client = try TestClient(path: path)
         #expect(try client.hello() > 0)
-        await server.shutdown()
+        thread.stop()
         // The unit owns an activated socket's file.
         #expect(access(path, F_OK) == 0)
-        try await group.shutdownGracefully()
         unlink(path)
         rmdir(directory)
     }

@@ -1,32 +1,31 @@
 // The engine side as the daemon's input thread runs it: each read's events into
-// `EngineSide` (`EngineHost` behind it), its output into the `EngineChannel`, and the
-// socket side taking that output after every frame, as an event loop that keeps up
-// does. No socket, no JSON: what crosses is only counted. See ../BENCHMARKS.md.
+// `EngineHost` right after the read, its output taken after every frame, as
+// `SocketServer` does before it routes the events to the clients. No socket, no JSON:
+// what comes out is only counted. See ../BENCHMARKS.md.
 
 import Benchmark
-import NIOCore
 import PopGestureCore
 import PopGestureProtocol
 import PopGestureRecording
 import PopGestureServer
 
-/// Frames into the engine side, the output taken after each; a back can be answered
-/// by the client pushing the detail page again, through the request queue.
+/// Frames into the engine's host, the output taken after each; a back can be answered
+/// by the client pushing the detail page again, as a request.
 struct EngineSideSink: PushingSink {
     static let key = 1
-    let side: EngineSide
+    var host: EngineHost
     var frame: [InputEvent] = []
-    var taken = CircularBuffer<EngineOutput>(initialCapacity: EngineChannel.maximumQueuedOutput)
+    var output: [EngineOutput] = []
     var produced = Produced()
     /// A back happened and no page has been pushed again yet.
     var needsPush = false
 
     init(device description: DeviceDescription) throws {
-        // The socket side is this thread: it takes the output after every frame.
-        side = EngineSide(channel: try EngineChannel {}, clock: { .zero }, logger: benchmarkLogger())
-        try side.deviceAdded(
+        host = EngineHost(logger: benchmarkLogger())
+        output.reserveCapacity(64)
+        try host.deviceAdded(
             key: Self.key, path: "(benchmark)", name: description.name, description: description,
-            configuration: DeviceConfiguration(recorded: description))
+            configuration: DeviceConfiguration(recorded: description), at: .zero, output: &output)
         frame.reserveCapacity(256)
         request(.create(
             navigator: "main", pages: [ClientRequest.Page(id: "root"), ClientRequest.Page(id: "detail")], layout: nil,
@@ -38,18 +37,17 @@ struct EngineSideSink: PushingSink {
     mutating func feed(_ event: InputEvent) {
         frame.append(event)
         guard event.isFrameEnd else { return }
-        side.received(frame, fromDevice: Self.key)
+        host.handle(events: frame, fromDevice: Self.key, output: &output)
         frame.removeAll(keepingCapacity: true)
         takeOutput()
     }
 
     mutating func takeOutput() {
-        side.channel.takeOutput(into: &taken)
-        while let output = taken.popFirst() {
-            guard case .event(let event) = output else { continue }
+        for case .event(let event) in output {
             produced.count(event)
             if case .back = event { needsPush = true }
         }
+        output.removeAll(keepingCapacity: true)
     }
 
     /// The client pushes the detail page again, unanimated, after the gesture popped it.
@@ -59,10 +57,7 @@ struct EngineSideSink: PushingSink {
     }
 
     private mutating func request(_ request: ClientRequest, at time: Timestamp) {
-        guard side.channel.submit(EngineRequest(client: owner, kind: .request(request, id: nil), time: time)) else {
-            fatalError("the request queue is full")
-        }
-        side.serveRequests()
+        host.perform(EngineRequest(client: owner, kind: .request(request, id: nil), time: time), output: &output)
         takeOutput()
     }
 }
