@@ -12,7 +12,6 @@ public struct ServerLimits: Sendable, Hashable {
     public var maximumUnsentBytesPerClient = 256 << 10
     /// While the unsent output of all clients together passes this, the client with
     /// the largest backlog is disconnected. Default 8 MiB: 32 clients at their own limit.
-    /// A client counts once it is behind (past the socket's 32 KiB high water mark).
     public var maximumUnsentBytesTotal = 8 << 20
     /// A line whose `\n` has not come this long after the input stopped inside it gets
     /// `line-timeout`, and the connection is closed. Default 10 s: a client writes a

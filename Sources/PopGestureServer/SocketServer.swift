@@ -174,8 +174,9 @@ public final class SocketServer: @unchecked Sendable {
     /// line falling due) or the end of an accept pause; -1, for ever, without one, so an
     /// idle daemon never wakes.
     public func pollTimeout(now: Timestamp) -> CInt {
-        let deadlines = [state.nextDeadline, acceptPausedUntil].compactMap { $0 }
-        guard let next = deadlines.min() else { return -1 }
+        var next = state.nextDeadline
+        if let pause = acceptPausedUntil { next = min(next ?? pause, pause) }
+        guard let next else { return -1 }
         return CInt(clamping: max(0, (next - now + 999) / 1000))
     }
 
