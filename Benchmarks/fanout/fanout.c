@@ -42,6 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "measure.h"
+
 /* EventPipe.description: 4340 x 2720 units (0...4339, 0...2719), 20 units/mm. */
 #define AXIS_X_SPAN 4339.0
 #define AXIS_Y_SPAN 2719.0
@@ -56,17 +58,6 @@ static void die(const char *fmt, ...) {
     fprintf(stderr, "\n");
     va_end(ap);
     exit(1);
-}
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_until_ns(uint64_t t) {
-    struct timespec ts = {.tv_sec = (time_t)(t / 1000000000ull), .tv_nsec = (long)(t % 1000000000ull)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
 }
 
 static void sleep_ms(int ms) { sleep_until_ns(now_ns() + (uint64_t)ms * 1000000ull); }
@@ -419,20 +410,6 @@ static uint32_t wait_quiet(int quiet_ms, int timeout_ms) {
 }
 
 /* ---------------------------------------------------------------- statistics */
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest rank. */
-static double percentile(const double *sorted, size_t n, double p) {
-    if (n == 0) return 0;
-    size_t rank = (size_t)(p / 100.0 * (double)n + 0.999999);
-    if (rank < 1) rank = 1;
-    if (rank > n) rank = n;
-    return sorted[rank - 1];
-}
 
 static void report(const char *name, double *values, size_t n) {
     qsort(values, n, sizeof *values, cmp_double);

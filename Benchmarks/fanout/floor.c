@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "measure.h"
+
 enum { FRAMES_PER_SWIPE = 17, FRAME_NS = 10 * 1000 * 1000, READ_SIZE = 1 << 16 };
 
 static int count = 1000;
@@ -43,17 +45,6 @@ static uint32_t *lines_read; /* per socket */
 static void die(const char *what) {
     fprintf(stderr, "floor: %s: %s\n", what, strerror(errno));
     exit(2);
-}
-
-static uint64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-static void sleep_until(uint64_t t) {
-    struct timespec ts = {(time_t)(t / 1000000000ull), (long)(t % 1000000000ull)};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
 }
 
 static void *reader_main(void *arg) {
@@ -75,16 +66,6 @@ static void *reader_main(void *arg) {
     }
     free(buf);
     return NULL;
-}
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double nearest_rank(const double *sorted, size_t n, double p) {
-    size_t rank = (size_t)(p * (double)n + 0.999999);
-    return sorted[rank ? rank - 1 : 0];
 }
 
 int main(int argc, char **argv) {
@@ -128,7 +109,7 @@ int main(int argc, char **argv) {
     int frame = 0, short_writes = 0;
     for (int swipe = 0; swipe < swipes + warmup; swipe++) {
         for (int f = 0; f < FRAMES_PER_SWIPE; f++, frame++) {
-            sleep_until(next);
+            sleep_until_ns(next);
             uint64_t t = now_ns();
             stamps[frame] = t;
             char line[160];
@@ -147,7 +128,7 @@ int main(int argc, char **argv) {
         int done = 1;
         for (int s = 0; s < count && done; s++) done = lines_read[s] >= (uint32_t)frames;
         if (done) break;
-        sleep_until(now_ns() + 10 * 1000000ull);
+        sleep_until_ns(now_ns() + 10 * 1000000ull);
     }
     atomic_store(&stop, 1);
     pthread_join(reader, NULL);
@@ -166,14 +147,14 @@ int main(int argc, char **argv) {
         last[m] = (double)(hi - stamps[fr]) / 1e6;
         first[m] = (double)(lo - stamps[fr]) / 1e6;
     }
-    qsort(last, (size_t)measured, sizeof *last, cmp);
-    qsort(first, (size_t)measured, sizeof *first, cmp);
+    qsort(last, (size_t)measured, sizeof *last, cmp_double);
+    qsort(first, (size_t)measured, sizeof *first, cmp_double);
     printf("observers=%d\nframes_measured=%d\nshort_writes=%d\nmissing_lines=%d\n", count, measured, short_writes,
            missing);
-    printf("last_p50_ms=%.3f\nlast_p99_ms=%.3f\nlast_max_ms=%.3f\n", nearest_rank(last, (size_t)measured, 0.5),
-           nearest_rank(last, (size_t)measured, 0.99), last[measured - 1]);
-    printf("first_p50_ms=%.3f\nfirst_p99_ms=%.3f\nfirst_max_ms=%.3f\n", nearest_rank(first, (size_t)measured, 0.5),
-           nearest_rank(first, (size_t)measured, 0.99), first[measured - 1]);
+    printf("last_p50_ms=%.3f\nlast_p99_ms=%.3f\nlast_max_ms=%.3f\n", percentile(last, (size_t)measured, 50),
+           percentile(last, (size_t)measured, 99), last[measured - 1]);
+    printf("first_p50_ms=%.3f\nfirst_p99_ms=%.3f\nfirst_max_ms=%.3f\n", percentile(first, (size_t)measured, 50),
+           percentile(first, (size_t)measured, 99), first[measured - 1]);
     printf("ok=%d\n", short_writes == 0 && missing == 0);
     return short_writes == 0 && missing == 0 ? 0 : 1;
 }
