@@ -22,11 +22,11 @@ public protocol InputSink: AnyObject {
     /// grab mode's verdict (``GestureEngine/touchVerdict(of:)``).
     func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict
     /// The sink's own descriptors (the listener, the clients), polled after the devices.
-    func appendDescriptors(to set: inout [pollfd], now: Timestamp)
+    func appendDescriptors(to set: inout [pollfd])
     /// What `poll` said about them; also called when `poll` timed out.
     func handle(_ results: ArraySlice<pollfd>)
     /// How long `poll` may sleep for the sink: -1 for ever.
-    func pollTimeout(now: Timestamp) -> CInt
+    func pollTimeout() -> CInt
     /// The round is over: write what it produced.
     func roundEnded()
 }
@@ -46,7 +46,7 @@ extension SocketServer: InputSink {
 
 /// The daemon's main loop: finds touch devices through udev, reads each with libevdev,
 /// and hands each read, on this thread, to an ``InputSink``: the engine and the client
-/// socket, whose descriptors it polls too (``InputSink/appendDescriptors(to:now:)``).
+/// socket, whose descriptors it polls too (``InputSink/appendDescriptors(to:)``).
 /// Signals and the watchdog arrive as file descriptors as well, so one `poll(2)` with no
 /// timeout is all an idle tablet costs: no polling, and no timer unless systemd asked for
 /// a watchdog or a client owes a `hello` or the end of a line.
@@ -237,10 +237,9 @@ private final class InputLoop: @unchecked Sendable {
         let pipeIndex = pollSet.count
         pollSet.append(pollfd(fd: eventPipeKey != nil ? eventPipe!.fileDescriptor : -1, events: Int16(POLLIN), revents: 0))
         let sinkStart = pollSet.count
-        let now = DeadlineTimer.now()
-        sink.appendDescriptors(to: &pollSet, now: now)
+        sink.appendDescriptors(to: &pollSet)
         // No timeout but the sink's: the watchdog, when armed, is the timerfd above.
-        let ready = poll(&pollSet, nfds_t(pollSet.count), sink.pollTimeout(now: now))
+        let ready = poll(&pollSet, nfds_t(pollSet.count), sink.pollTimeout())
         guard ready > 0 else {
             if ready < 0 && errno != EINTR { return pollFailed(errno: errno) }
             if ready == 0 {

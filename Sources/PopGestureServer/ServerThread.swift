@@ -17,7 +17,7 @@ public final class ServerThread: Sendable {
     private let finished = ConditionLock(value: false)
 
     /// Starts the thread; it owns `server` from now on, and shuts it down at ``stop()``.
-    public init(_ server: SocketServer, clock: @escaping @Sendable () -> Timestamp) throws(InputError) {
+    public init(_ server: SocketServer) throws(InputError) {
         let wake = try WakePipe.forLoop()
         self.wake = wake
         let owned = UncheckedBox(server)
@@ -27,9 +27,8 @@ public final class ServerThread: Sendable {
             while !stopped.load(ordering: .acquiring) {
                 set.removeAll(keepingCapacity: true)
                 set.append(pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0))
-                let now = clock()
-                server.appendDescriptors(to: &set, now: now)
-                _ = poll(&set, nfds_t(set.count), server.pollTimeout(now: now))
+                server.appendDescriptors(to: &set)
+                _ = poll(&set, nfds_t(set.count), server.pollTimeout())
                 if set[0].revents != 0 { wake.drain() }
                 var taken: [@Sendable (SocketServer) -> Void] = []
                 jobs.withLock { swap(&taken, &$0) }

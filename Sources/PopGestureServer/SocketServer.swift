@@ -17,7 +17,7 @@ import SystemPackage
 /// `EngineHost` (the engine and its devices), and only carries their actions out,
 /// synchronously: a request for the engine is performed at once, and what it produced
 /// goes back into the state before the next action. The loop that polls it calls
-/// ``appendDescriptors(to:now:)`` before `poll`, ``handle(_:)`` after, device frames in
+/// ``appendDescriptors(to:)`` before `poll`, ``handle(_:)`` after, device frames in
 /// between (``received(_:fromDevice:)``), and ``flush()`` at the end of the round: each
 /// client's output of a round is one `send(2)`, and what the kernel does not take waits
 /// in one buffer per client for `POLLOUT`, counted against the limits.
@@ -80,6 +80,8 @@ public final class SocketServer: @unchecked Sendable {
     private let clock: () -> Timestamp
     private let logger: Logger
     private var engineOutput: [EngineOutput] = []
+    /// ``routeEngineOutput()``'s second buffer; nil while it is in use.
+    private var spareEngineOutput: [EngineOutput]? = []
     /// Accepting is paused until then after `EMFILE` and its kin.
     private var acceptPausedUntil: Timestamp?
     private let acceptFailures: AcceptFailureLog
@@ -152,14 +154,16 @@ public final class SocketServer: @unchecked Sendable {
             logger.info("listening on inherited fd \(fd)")
         }
         engineOutput.reserveCapacity(64)
+        spareEngineOutput?.reserveCapacity(64)
     }
 
     // MARK: - Poll loop
 
     /// Appends the listener (-1 while accepting is paused) and every client, in an order
     /// ``handle(_:)`` expects back; `POLLOUT` for a client whose output waits.
-    public func appendDescriptors(to set: inout [pollfd], now: Timestamp) {
-        let accepting = acceptPausedUntil.map { now >= $0 } ?? true
+    public func appendDescriptors(to set: inout [pollfd]) {
+        // The clock is read only while accepting is paused: an idle round costs no clock read.
+        let accepting = acceptPausedUntil.map { clock() >= $0 } ?? true
         if accepting { acceptPausedUntil = nil }
         set.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
         polled.removeAll(keepingCapacity: true)
@@ -172,15 +176,15 @@ public final class SocketServer: @unchecked Sendable {
 
     /// The milliseconds `poll` may sleep: until the state's next deadline (a `hello` or a
     /// line falling due) or the end of an accept pause; -1, for ever, without one, so an
-    /// idle daemon never wakes.
-    public func pollTimeout(now: Timestamp) -> CInt {
+    /// idle daemon never wakes (nor reads the clock).
+    public func pollTimeout() -> CInt {
         var next = state.nextDeadline
         if let pause = acceptPausedUntil { next = min(next ?? pause, pause) }
         guard let next else { return -1 }
-        return CInt(clamping: max(0, (next - now + 999) / 1000))
+        return CInt(clamping: max(0, (next - clock() + 999) / 1000))
     }
 
-    /// What `poll` said about the descriptors ``appendDescriptors(to:now:)`` appended
+    /// What `poll` said about the descriptors ``appendDescriptors(to:)`` appended
     /// (call it after a timeout too): accepts, reads and frames each client's input and
     /// carries its requests out, then the deadlines that fell due.
     public func handle(_ results: ArraySlice<pollfd>) {
@@ -201,38 +205,38 @@ public final class SocketServer: @unchecked Sendable {
     /// take stays for `POLLOUT`, and the state hears how far behind the client is.
     public func flush() {
         for id in dirty {
-            guard var client = clients[id], client.dirty else { continue }
-            client.dirty = false
-            var closed = false
-            if var output = client.output {
-                let sent = output.withUnsafeReadableBytes { bytes in
-                    send(client.fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            guard clients[id]?.dirty == true else { continue }
+            clients[id]!.dirty = false
+            // Taken out, so that the buffer is its storage's only reference while it shrinks.
+            if var output = clients[id]!.output.take() {
+                guard Self.send(&output, to: clients[id]!.fd) else {
+                    drop(id)
+                    continue
                 }
-                if sent >= 0 {
-                    output.moveReaderIndex(forwardBy: sent)
-                    if output.readableBytes == 0 {
-                        client.output = nil
-                    } else {
-                        // The sent bytes leave the buffer: what it holds is what is unsent, so
-                        // the limit on unsent bytes bounds its memory too.
-                        output.discardReadBytes()
-                        client.output = output
-                    }
-                } else if errno != EAGAIN && errno != EINTR {
-                    closed = true
+                if output.readableBytes != 0 {
+                    // The sent bytes leave the buffer: what it holds is what is unsent, so
+                    // the limit on unsent bytes bounds its memory too.
+                    output.discardReadBytes()
+                    clients[id]!.output = output
                 }
             }
-            clients[id] = client
-            if closed {
-                drop(id)
-                continue
-            }
-            let unsent = client.output?.readableBytes ?? 0
+            let unsent = clients[id]!.output?.readableBytes ?? 0
             if unsent != 0 || state.clients[id]?.unsentBytes != 0 {
                 run(state.outputBacklog(of: id, unsentBytes: unsent, at: clock()))
             }
         }
         dirty.removeAll(keepingCapacity: true)
+    }
+
+    /// One non-blocking `send(2)` of `output`, whose reader index moves past what the
+    /// kernel took. False when the connection failed (not for a full socket).
+    private static func send(_ output: inout ByteBuffer, to fd: CInt) -> Bool {
+        let sent = output.withUnsafeReadableBytes {
+            Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+        }
+        guard sent >= 0 else { return errno == EAGAIN || errno == EINTR }
+        output.moveReaderIndex(forwardBy: sent)
+        return true
     }
 
     // MARK: - Engine input (the device side)
@@ -270,13 +274,17 @@ public final class SocketServer: @unchecked Sendable {
 
     private func routeEngineOutput() {
         guard !engineOutput.isEmpty else { return }
-        let outputs = engineOutput
-        engineOutput.removeAll(keepingCapacity: true)
+        // Two buffers take turns, so that a frame allocates none: the engine may append to
+        // `engineOutput` again while these are routed (a request carried out on the way).
+        var outputs = spareEngineOutput.take() ?? []
+        swap(&outputs, &engineOutput)
         if let sendBackInput {
             for case .event(.backInput(let input, _, _, _)) in outputs { sendBackInput(input) }
         }
         let now = clock()
         for output in outputs { run(state.received(fromEngine: output, at: now)) }
+        outputs.removeAll(keepingCapacity: true)
+        spareEngineOutput = outputs
     }
 
     // MARK: - Clients
@@ -360,13 +368,9 @@ public final class SocketServer: @unchecked Sendable {
                 }
                 markDirty(id)
             case .close(let id, _):
-                guard var client = clients.removeValue(forKey: id) else { continue }
-                if let output = client.output {
-                    _ = output.withUnsafeReadableBytes {
-                        send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-                    }
-                    client.output = nil
-                }
+                guard let client = clients.removeValue(forKey: id) else { continue }
+                // What was decided before the close (the error line that says why), if the kernel takes it.
+                if var output = client.output { _ = Self.send(&output, to: client.fd) }
                 close(client.fd)
                 run(state.clientDisconnected(id, at: clock()))
             case .toEngine(let request):

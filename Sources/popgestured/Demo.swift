@@ -90,7 +90,7 @@ struct Demo: ParsableCommand {
         // touchscreen's frames go to.
         let touchscreenPresent = try UdevInputMonitor().enumerate().contains(where: { $0.kind == .touchscreen })
         let mainLoop = touchscreenPresent ? try MainLoop(configuration: Configuration(), sink: server, logger: logger) : nil
-        let serverThread = touchscreenPresent ? nil : try ServerThread(server, clock: SocketServer.monotonicNow)
+        let serverThread = touchscreenPresent ? nil : try ServerThread(server)
         if let mainLoop { PosixThread.detach(name: "input") { mainLoop.run() } }
 
         let client = try DemoClient(socketPath: path)

@@ -18,9 +18,9 @@ import Testing
         func deviceRemoved(key: Int) {}
         func received(_ events: [InputEvent], fromDevice key: Int) {}
         func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict { .none }
-        func appendDescriptors(to set: inout [pollfd], now: Timestamp) {}
+        func appendDescriptors(to set: inout [pollfd]) {}
         func handle(_ results: ArraySlice<pollfd>) {}
-        func pollTimeout(now: Timestamp) -> CInt { -1 }
+        func pollTimeout() -> CInt { -1 }
         func roundEnded() {}
     }
 

@@ -32,7 +32,7 @@ struct RunningServer {
         let server = try SocketServer(
             listening: .path(path), host: EngineHost(logger: quietLogger), limits: limits, admission: admission,
             clock: clock, logger: quietLogger)
-        let thread = try ServerThread(server, clock: clock)
+        let thread = try ServerThread(server)
         defer { thread.stop() }
         try await body(RunningServer(engine: thread, path: path))
     }
@@ -298,7 +298,7 @@ struct SocketServerTests {
         let server = try SocketServer(
             listening: .path(path), host: EngineHost(logger: quietLogger), clock: SocketServer.monotonicNow,
             logger: quietLogger)
-        let thread = try ServerThread(server, clock: SocketServer.monotonicNow)
+        let thread = try ServerThread(server)
         let client = try TestClient(path: path)
         try client.hello()
         thread.stop()
@@ -316,7 +316,7 @@ struct SocketServerTests {
         let server = try SocketServer(
             listening: .inheritedDescriptor(descriptor), host: EngineHost(logger: quietLogger),
             clock: SocketServer.monotonicNow, logger: quietLogger)
-        let thread = try ServerThread(server, clock: SocketServer.monotonicNow)
+        let thread = try ServerThread(server)
         let client = try TestClient(path: path)
         #expect(try client.hello() > 0)
         thread.stop()
