@@ -7,17 +7,22 @@
 # in the VM: deb-systemd-invoke and systemctl are skipped, as in a chroot.
 #
 #   install:   files in place (dpkg --verify), the units' paths rewritten, the
-#              maintainer scripts ran: the popgestured-uinput group exists, the
-#              socket is enabled (deb-systemd-helper's symlink), udev applied the
-#              rule to /dev/uinput; the binaries need no Swift runtime
+#              maintainer scripts ran: the popgestured-touch and
+#              popgestured-uinput groups exist, the socket is enabled
+#              (deb-systemd-helper's symlink), udev applied the rules: /dev/uinput
+#              to its group, and a touchscreen plugged in before the install got
+#              its popgestured-touch ACL entry; the binaries need no Swift runtime
 #   run:       systemd-socket-activate on the unit's socket path runs
 #              /usr/bin/popgestured as the unit would (not root: nobody, in the
-#              input and popgestured-uinput groups), with the Swift toolchain
-#              hidden; `popgesturectl status` (the packaged one, default socket)
-#              starts and answers; a touchscreen is listed, the back input made
+#              unit's SupplementaryGroups=, popgestured-touch and
+#              popgestured-uinput), with the Swift toolchain hidden;
+#              `popgesturectl status` (the packaged one, default socket) starts
+#              and answers; the touchscreen there before and one plugged in now
+#              (the installed rule gives it its entry) are listed, the back input made
 #   upgrade:   dpkg -i again (postinst configure with the old version) works
-#   remove:    dpkg -r: the files go, the units are masked, state kept
-#   reinstall: after a removal, enabled again and unmasked
+#   remove:    dpkg -r: the files go, the units are masked, state kept, the
+#              touchscreen's entry taken away (prerm)
+#   reinstall: after a removal, enabled again and unmasked, the entry back
 #   purge:     dpkg -P: the watched folders are exactly as before the install
 source "$(dirname "$0")/../lib.sh"
 
@@ -45,6 +50,16 @@ snapshot() {
         -printf '%y %m %p -> %l\n' 2>/dev/null || true; } | sort
     find /var/lib/dpkg/info -name 'popgestured*' -printf '%p\n' | sort
 }
+# A touchscreen plugged in before the install: the postinst's udev trigger must give
+# it its popgestured-touch entry (a device plugged in later gets it from the rule).
+create_device "$(recording elan-touchscreen.desc)"
+[ "$DEV_KIND" = touchscreen ] || fail "udev did not tag $DEV_NODE as a touchscreen"
+screen=$DEV_NODE screen_pid=$DEV_PID
+screen_mode=$(stat -c '%U %G %a' "$screen")
+acl_of() { getfacl --absolute-names --omit-header "$1" 2>/dev/null; }
+has_touch_entry() { acl_of "$1" | grep -q '^group:popgestured-touch:r--'; }
+has_touch_entry "$screen" && fail "$screen has a popgestured-touch entry before the install"
+
 snapshot >"$WORK/before.txt"
 group_before=$(getent group popgestured-uinput || true)
 uinput_before=$(stat -c '%G %a' /dev/uinput)
@@ -70,13 +85,15 @@ dpkg_do install -i "$deb"
 [ "$(status_of)" = "ii $version" ] || fail "after dpkg -i the status is '$(status_of)', not 'ii $version'"
 dpkg --verify popgestured || fail "dpkg --verify: installed files differ from the package's md5sums"
 
-for path in /usr/bin/popgestured /usr/bin/popgesturectl /usr/lib/udev/popgestured-clone-properties; do
+for path in /usr/bin/popgestured /usr/bin/popgesturectl /usr/lib/udev/popgestured-clone-properties \
+    /usr/lib/udev/popgestured-touch-access; do
     [ -x "$path" ] || fail "$path is missing or not executable"
 done
 for path in /usr/lib/systemd/system/popgestured.service /usr/lib/systemd/system/popgestured.socket \
     /usr/lib/systemd/user/popgesturectl-sway-bridge.service /usr/lib/systemd/user/popgesturectl-x11-bridge.service \
     /usr/lib/sysusers.d/popgestured.conf /usr/lib/modules-load.d/popgestured.conf \
     /usr/lib/udev/rules.d/70-popgestured-uinput.rules /usr/lib/udev/rules.d/71-popgestured-touch-clone.rules \
+    /usr/lib/udev/rules.d/72-popgestured-touch-access.rules \
     /usr/share/doc/popgestured/copyright /usr/share/doc/popgestured/changelog.Debian.gz; do
     [ -f "$path" ] || fail "$path is missing"
 done
@@ -95,6 +112,9 @@ for unit in /usr/lib/systemd/system/popgestured.* /usr/lib/systemd/user/popgestu
 done
 helper=$(sed -n 's/.*IMPORT{program}="\([^ "]*\).*/\1/p' /usr/lib/udev/rules.d/71-popgestured-touch-clone.rules)
 [ "$helper" = /usr/lib/udev/popgestured-clone-properties ] || fail "the touch-clone rule runs $helper"
+grep -qx 'RUN+="/usr/lib/udev/popgestured-touch-access"' /usr/lib/udev/rules.d/72-popgestured-touch-access.rules ||
+    fail "the touch access rule runs $(grep '^RUN' /usr/lib/udev/rules.d/72-popgestured-touch-access.rules)"
+grep -qE '^Depends:.*\bacl\b' <(dpkg-query -s popgestured) || fail "the package does not depend on acl (its rule runs setfacl)"
 if dpkg -L popgestured | xargs -d '\n' grep -Ils '/usr/local' 2>/dev/null | xargs -r grep -n '/usr/local' | grep -v ':[0-9]*: *#' | grep -v '\.md:'; then
     fail "an installed file names /usr/local outside a comment (above)"
 fi
@@ -118,6 +138,7 @@ done
 
 # The maintainer scripts ran: systemd-sysusers, deb-systemd-helper, udev.
 getent group popgestured-uinput >/dev/null || fail "no popgestured-uinput group: systemd-sysusers did not run"
+getent group popgestured-touch >/dev/null || fail "no popgestured-touch group: systemd-sysusers did not run"
 link=/etc/systemd/system/sockets.target.wants/popgestured.socket
 # deb-systemd-helper names the unit by /lib/systemd/system, /usr/lib's alias here (merged /usr).
 [ "$(readlink -f "$link")" = /usr/lib/systemd/system/popgestured.socket ] ||
@@ -129,11 +150,14 @@ link=/etc/systemd/system/sockets.target.wants/popgestured.socket
 udevadm settle --timeout=60 || true
 [ "$(stat -c '%G %a' /dev/uinput)" = "popgestured-uinput 660" ] ||
     fail "/dev/uinput is $(stat -c '%G %a' /dev/uinput) after the postinst's udev trigger, not popgestured-uinput 660"
-log "maintainer scripts: group $(getent group popgestured-uinput), $link, /dev/uinput popgestured-uinput 660"
+log "maintainer scripts: groups $(getent group popgestured-touch) $(getent group popgestured-uinput), $link, /dev/uinput popgestured-uinput 660"
+has_touch_entry "$screen" || { acl_of "$screen" >&2; fail "the touchscreen $screen, there before the install, has no popgestured-touch entry (the postinst's udev trigger)"; }
+[ "$(stat -c '%U %G %a' "$screen")" = "$screen_mode" ] || fail "$screen is $(stat -c '%U %G %a' "$screen") after the install, was $screen_mode"
+log "the touchscreen there before the install: $screen $screen_mode + $(acl_of "$screen" | grep '^group:popgestured-touch')"
 
 # ---------------------------------------------------------------- run it as the units would
-# The socket unit's path; the service's user is a DynamicUser= in the input and
-# popgestured-uinput groups: nobody with the same groups is the closest here.
+# The socket unit's path; the service's user is a DynamicUser= in the unit's
+# SupplementaryGroups=: nobody with the same groups is the closest here.
 # The Swift toolchain (/opt/swift) is hidden under an empty tmpfs in a mount
 # namespace of the daemon's own, as on a tablet without it. Each program execs
 # the next, so the pid stays the same (LISTEN_PID).
@@ -142,9 +166,11 @@ need_exec "$activate" "systemd-socket-activate"
 mkdir -p /run/popgestured
 rm -f "$SOCK"
 DAEMON_LOG="$WORK/daemon.log"
+unit_groups=$(sed -n 's/^SupplementaryGroups=//p' /usr/lib/systemd/system/popgestured.service | tr ' ' ',')
+[ "$unit_groups" = popgestured-touch,popgestured-uinput ] || fail "the installed unit's SupplementaryGroups= is ${unit_groups:-empty}"
 unshare --mount --propagation private -- sh -c 'mount -t tmpfs -o ro,mode=0755 none /opt/swift && exec "$@"' sh \
     "$activate" -l "$SOCK" \
-    setpriv --reuid=nobody --regid=nogroup --groups=input,popgestured-uinput -- /usr/bin/popgestured \
+    setpriv --reuid=nobody --regid=nogroup --groups="$unit_groups" -- /usr/bin/popgestured \
     >"$DAEMON_LOG" 2>&1 &
 DAEMON_PID=$!
 BG_PIDS+=("$DAEMON_PID")
@@ -162,15 +188,19 @@ grep -qiw ready "$DAEMON_LOG" || fail "the daemon never logged 'ready'"
 [ -z "$(ls -A /proc/"$DAEMON_PID"/root/opt/swift)" ] || fail "the daemon could see /opt/swift"
 log "socket-activated /usr/bin/popgestured (pid $DAEMON_PID, nobody, no Swift toolchain) answered popgesturectl status"
 
-# Through the groups the package set up: it reads a touchscreen (input) and
-# made its back input device (/dev/uinput, popgestured-uinput).
+# Through the groups the package set up: it reads the touchscreens (popgestured-touch,
+# the one there before the install and one plugged in now) and made its back input
+# device (/dev/uinput, popgestured-uinput).
 if grep -i 'back input off' "$DAEMON_LOG" >&2; then fail "the daemon could not make its back input device"; fi
 wait_for 60 "the back input device" grep -qx 'popgestured back input' /sys/class/input/input*/name
-create_device "$(recording elan-touchscreen.desc)"
+wait_device_listed "$screen"
+create_device "$(recording atmel-maxtouch.desc)"
+has_touch_entry "$DEV_NODE" || { acl_of "$DEV_NODE" >&2; fail "the touchscreen $DEV_NODE plugged in after the install has no popgestured-touch entry"; }
 wait_device_listed "$DEV_NODE"
+if grep -iE 'cannot use it|permission denied' "$DAEMON_LOG" | grep -vi 'back input' >&2; then fail "the daemon could not open a touchscreen (above)"; fi
 remove_device
 stop_daemon
-log "as nobody in input and popgestured-uinput: a touchscreen listed, the back input made, SIGTERM clean"
+log "as nobody in $unit_groups: both touchscreens listed, the back input made, SIGTERM clean"
 
 # ---------------------------------------------------------------- upgrade (same version again)
 dpkg_do upgrade -i "$deb"
@@ -191,11 +221,16 @@ check_removed() {
 }
 dpkg_do remove -r popgestured
 check_removed
-log "removed: the files are gone, the socket masked, its enablement kept for a reinstall"
+has_touch_entry "$screen" && { acl_of "$screen" >&2; fail "dpkg -r left the popgestured-touch entry on $screen"; }
+[ "$(stat -c '%U %G %a' "$screen")" = "$screen_mode" ] || fail "$screen is $(stat -c '%U %G %a' "$screen") after dpkg -r, was $screen_mode"
+acl_of "$screen" | grep -qx 'group::rw-' || { acl_of "$screen" >&2; fail "dpkg -r changed the input group's access to $screen"; }
+log "removed: the files are gone, the socket masked, its enablement kept for a reinstall, $screen without its entry"
 
 dpkg_do reinstall -i "$deb"
 [ ! -e /etc/systemd/system/popgestured.socket ] || fail "the reinstall left popgestured.socket masked"
 [ -L "$link" ] || fail "the reinstall did not enable the socket again"
+has_touch_entry "$screen" || fail "the reinstall did not give $screen its entry back"
+remove_device "$screen_pid" "$screen"
 dpkg_do remove-again -r popgestured
 check_removed
 
@@ -207,4 +242,4 @@ if ! diff -u "$WORK/before.txt" "$WORK/after-purge.txt" >"$WORK/purge.diff"; the
     fail "after dpkg -P the watched folders differ from before the install (above)"
 fi
 # Debian never deletes a system group: files may still carry its id.
-log "purged: $(wc -l <"$WORK/before.txt") entries as before; the group stays: $(getent group popgestured-uinput)"
+log "purged: $(wc -l <"$WORK/before.txt") entries as before; the groups stay: $(getent group popgestured-touch) $(getent group popgestured-uinput)"
