@@ -68,12 +68,20 @@ public struct Daemon: Sendable {
         }
         server.sendBackInput = sender(for: backInput)
 
+        // Trust follows logind: a seat's new user takes over at once, the old one's clients go.
+        let loginMonitor: LoginMonitor?
+        switch LoginMonitor.make() {
+        case .success(let monitor): loginMonitor = monitor
+        case .failure(let error):
+            logger.info("seat changes are not watched (\(error)): clients are admitted at connect only")
+            loginMonitor = nil
+        }
         let mainLoop: MainLoop
         do {
             mainLoop = try MainLoop(
                 configuration: configuration, sink: server,
                 signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, eventPipe: pipe,
-                logger: logger)
+                loginMonitor: loginMonitor, logger: logger)
         } catch {
             server.shutdown()
             throw error
@@ -96,6 +104,8 @@ public struct Daemon: Sendable {
                 logger.notice("stopping (signal \(signal))")
                 notifier.stopping()
                 mainLoop.stop()
+            case .seatsChanged:
+                logger.notice("logind changed a seat; clients asked again: \(admission.summary())")
             case .watchdog:
                 // One loop serves the devices and the socket: it answers when it runs this.
                 notifier.watchdog()

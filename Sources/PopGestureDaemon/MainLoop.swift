@@ -21,6 +21,9 @@ public protocol InputSink: AnyObject {
     /// What the engine made of the device's pan after the last frame it received:
     /// grab mode's verdict (``GestureEngine/touchVerdict(of:)``).
     func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict
+    /// Who may connect may have changed (a seat's active session did): ask every
+    /// connected client's admission again. Called before the round's clients are served.
+    func admissionMayHaveChanged()
     /// The sink's own descriptors (the listener, the clients), polled after the devices.
     func appendDescriptors(to set: inout [pollfd])
     /// What `poll` said about them; also called when `poll` timed out.
@@ -42,6 +45,8 @@ extension SocketServer: InputSink {
     }
 
     public func roundEnded() { flush() }
+
+    public func admissionMayHaveChanged() { reviewAdmission() }
 }
 
 /// The daemon's main loop: finds touch devices through udev, reads each with libevdev,
@@ -60,6 +65,9 @@ public final class MainLoop: Sendable {
         case signal(CInt)
         /// The watchdog interval passed.
         case watchdog
+        /// logind changed a seat (its active session, usually); the sink has already
+        /// asked its clients' admission again (``InputSink/admissionMayHaveChanged()``).
+        case seatsChanged
         /// The loop cannot go on (`poll(2)` kept failing); ``run(_:)`` closes the
         /// devices and returns right after reporting it.
         case failed(String)
@@ -85,9 +93,12 @@ public final class MainLoop: Sendable {
     ///   - watchdogInterval: reported as ``Event/watchdog``; nil arms no timer.
     ///   - eventPipe: a FIFO whose raw `input_event` records are read as one more
     ///     touchscreen (``EventPipe``): benchmarks and tests on machines without uinput.
+    ///   - loginMonitor: logind's seats; each change is served before the clients of
+    ///     its round (``InputSink/admissionMayHaveChanged()``) and reported as
+    ///     ``Event/seatsChanged``. Nil: no seat changes are watched.
     public init(
         configuration: Configuration, sink: some InputSink, signals: [CInt] = [], watchdogInterval: Duration? = nil,
-        eventPipe pipe: EventPipe? = nil, logger: Logger
+        eventPipe pipe: EventPipe? = nil, loginMonitor: LoginMonitor? = nil, logger: Logger
     ) throws(InputError) {
         let monitor = try UdevInputMonitor()
         let mailbox = try LoopMailbox()
@@ -102,7 +113,7 @@ public final class MainLoop: Sendable {
         self.mailbox = mailbox
         self.loop = InputLoop(
             monitor: monitor, configuration: configuration, sink: sink, mailbox: mailbox,
-            signalFD: signalFD, timerFD: timerFD, eventPipe: pipe, logger: logger)
+            signalFD: signalFD, timerFD: timerFD, eventPipe: pipe, loginMonitor: loginMonitor, logger: logger)
         loop.openPresentDevices()
     }
 
@@ -172,12 +183,14 @@ private final class InputLoop: @unchecked Sendable {
     /// Grab mode's deadlines (held touches, clones udev has not announced); made with
     /// the first clone.
     private var grabTimer: DeadlineTimer?
+    private let loginMonitor: LoginMonitor?
 
     init(
         monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, mailbox: LoopMailbox,
-        signalFD: CInt?, timerFD: CInt?, eventPipe: EventPipe?, logger: Logger
+        signalFD: CInt?, timerFD: CInt?, eventPipe: EventPipe?, loginMonitor: LoginMonitor?, logger: Logger
     ) {
         self.eventPipe = eventPipe
+        self.loginMonitor = loginMonitor
         self.monitor = monitor
         self.mailbox = mailbox
         self.configuration = configuration
@@ -219,9 +232,17 @@ private final class InputLoop: @unchecked Sendable {
     }
 
     /// Blocks until something is readable, reads it, and returns the signals and
-    /// watchdog ticks that arrived. The sink's clients are served first, so a reply comes
-    /// before the events of the frames read after it; what the round produced is written
-    /// at its end (``InputSink/roundEnded()``).
+    /// watchdog ticks that arrived.
+    ///
+    /// The order of a round, touch first (docs/ARCHITECTURE.md, "One loop"):
+    /// 1. the devices and the event pipe: every frame goes through the engine, and its
+    ///    events are queued for the clients;
+    /// 2. udev's hotplug news, grab mode's deadlines, and logind's seat changes (the
+    ///    clients' admission asked again);
+    /// 3. the sink's clients, within the sink's budget per round (``SocketServer``): a
+    ///    client can delay a finger by at most one round's budget, never more;
+    /// 4. what the round produced is written (``InputSink/roundEnded()``);
+    /// 5. the wake pipe, signals and the watchdog.
     func waitAndDispatch() -> [MainLoop.Event] {
         pollSet.removeAll(keepingCapacity: true)
         pollSet.append(pollfd(fd: mailbox.readEnd, events: Int16(POLLIN), revents: 0))
@@ -229,6 +250,7 @@ private final class InputLoop: @unchecked Sendable {
         pollSet.append(pollfd(fd: signalFD ?? -1, events: Int16(POLLIN), revents: 0))  // poll skips -1
         pollSet.append(pollfd(fd: timerFD ?? -1, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: grabTimer?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
+        pollSet.append(pollfd(fd: loginMonitor?.fileDescriptor ?? -1, events: loginMonitor?.events ?? 0, revents: 0))
         let firstDevice = pollSet.count
         for open in devices {
             pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
@@ -249,9 +271,7 @@ private final class InputLoop: @unchecked Sendable {
             return []
         }
         pollFailures.succeeded()
-        // Clients first: their replies then come before the events of the frames read below.
-        sink.handle(pollSet[sinkStart...])
-        // Devices next: their fds are in `devices` order, and udev changes below may reorder it.
+        // Devices first: their fds are in `devices` order, and udev changes below may reorder it.
         let readyKeys = pollSet[firstDevice..<pipeIndex].indices.compactMap { index in
             pollSet[index].revents != 0 ? devices[index - firstDevice].key : nil
         }
@@ -263,9 +283,16 @@ private final class InputLoop: @unchecked Sendable {
             expireGrabs()
         }
         armGrabTimer()
+        let seatsChanged = loginMonitor != nil && pollSet[5].revents != 0
+        if seatsChanged {
+            loginMonitor!.acknowledge()
+            sink.admissionMayHaveChanged()
+        }
+        // Clients last, within their budget: no client can hold a frame back.
+        sink.handle(pollSet[sinkStart...])
         sink.roundEnded()
         if pollSet[0].revents != 0 { mailbox.drainWakes() }
-        var events: [MainLoop.Event] = []
+        var events: [MainLoop.Event] = seatsChanged ? [.seatsChanged] : []
         if let signalFD, pollSet[2].revents != 0 {
             var info = signalfd_siginfo()
             let size = MemoryLayout<signalfd_siginfo>.size

@@ -117,15 +117,13 @@ public struct EngineHost {
 
     // MARK: - Requests
 
-    /// One request from the socket side: for a client's request its reply, the events
-    /// it caused, and ``EngineOutput/answered(_:)``.
+    /// One request from the socket side: for a client's request its reply, then the
+    /// events it caused.
     public mutating func perform(_ request: EngineRequest, output: inout [EngineOutput]) {
         switch request.kind {
         case .request(let clientRequest, let id):
             let reply = answer(clientRequest, from: request.client, at: request.time)
             output.append(.reply(request.client, reply, id: id))
-            drainEngineEvents(into: &output)
-            output.append(.answered(request.client))
         case .identified(let app, let pid, let uid, let isShell):
             feed.engine.identify(request.client, app: app, pid: pid, uid: uid, isShell: isShell)
         case .clientGone:

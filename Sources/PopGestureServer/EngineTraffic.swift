@@ -7,7 +7,7 @@ import PopGestureProtocol
 public struct EngineRequest: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         /// A navigation request, `configure`, `stack` or `status`; answered with one
-        /// ``EngineOutput/reply(_:_:id:)``, the events it caused, then ``EngineOutput/answered(_:)``.
+        /// ``EngineOutput/reply(_:_:id:)``, then the events it caused.
         case request(ClientRequest, id: RequestID?)
         /// The connection is gone: its navigators go with it. No reply.
         case clientGone
@@ -46,18 +46,4 @@ public enum EngineOutput: Sendable, Hashable {
     case reply(ClientID, ServerReply, id: RequestID?)
     /// An engine event, for the socket side to route to its owner and the observers.
     case event(EngineEvent)
-    /// The engine side is done with the client's oldest request: its reply and the
-    /// events it caused came before this. The client's requests that waited behind it
-    /// on the socket side are carried out now.
-    case answered(ClientID)
-}
-
-extension EngineRequest.Kind {
-    /// Queued even past the channel's bound: there is at most one of each per connection.
-    var isAlwaysTaken: Bool {
-        switch self {
-        case .clientGone, .identified: true
-        case .request: false
-        }
-    }
 }

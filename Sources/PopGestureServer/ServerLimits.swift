@@ -1,18 +1,70 @@
 /// The bounds the server keeps its clients within, so that nothing a local user sends
-/// can exhaust the daemon or cost another client (docs/PROTOCOL.md, "Limits").
+/// can exhaust the daemon, delay a touch, or cost another client (docs/PROTOCOL.md,
+/// "Limits"; docs/RELIABILITY.md, "Touch first").
 ///
 /// The defaults are the documented limits; tests shrink the timeouts.
 public struct ServerLimits: Sendable, Hashable {
-    /// Connections served at once. Default 128: a tablet runs a handful of apps. The
-    /// next one gets `too-many-clients` and is closed; the others notice nothing.
+    // MARK: Places
+
+    /// Clients that said `hello`, served at once. Default 128: a tablet runs a handful of
+    /// apps. The next `hello` gets `too-many-clients` and the connection is closed; the
+    /// others notice nothing. Connections still before `hello` do not count here
+    /// (``maximumUngreetedConnections``).
     public var maximumClients = 128
-    /// A client whose unsent output passes this stopped reading and is disconnected.
-    /// Default 256 KiB: a thousand events, far more than a swipe sends, and more than
-    /// the largest `status` reply (`ServerState.maximumStatusListBytes`).
+    /// Places after `hello` one user may hold, unless it is root or the daemon's own user.
+    /// Default 64, half of ``maximumClients``: no single user can take every place.
+    public var maximumClientsPerUser = 64
+    /// Connections one process may hold, before and after `hello`, whoever runs it.
+    /// Default 32: an app needs one, a shell a few. A process that opens more (a leak, a
+    /// flood) is refused `too-many-clients` and cannot crowd out the other processes of
+    /// its own user, which the per-user share cannot protect.
+    public var maximumConnectionsPerProcess = 32
+    /// Connections that have not said `hello` yet, served at once beside the clients.
+    /// Default 32: a client says `hello` in its first round trip, so only a stalled or
+    /// hostile peer stays here for long (``helloTimeout``).
+    public var maximumUngreetedConnections = 32
+    /// Connections before `hello` one process may hold. Default 8, a quarter of
+    /// ``maximumUngreetedConnections``: a process that trickles hellos can never take the
+    /// places a real client needs to say its own.
+    public var maximumUngreetedPerProcess = 8
+
+    // MARK: Output
+
+    /// A client whose unsent output passes this stopped reading and is disconnected, at
+    /// the moment a line is queued for it. Default 256 KiB: a thousand events, far more
+    /// than a swipe sends, and more than the largest reply (``maximumReplyBytes``).
     public var maximumUnsentBytesPerClient = 256 << 10
-    /// While the unsent output of all clients together passes this, the client with
-    /// the largest backlog is disconnected. Default 8 MiB: 32 clients at their own limit.
+    /// When the unsent output of all clients together passes this, the client with the
+    /// largest backlog is disconnected, at the moment a line is queued. Default 8 MiB:
+    /// 32 clients at their own limit.
     public var maximumUnsentBytesTotal = 8 << 20
+    /// The largest line the daemon writes: a `status` reply with every list full (the
+    /// measured worst case is 192,903 bytes, `ServerStateTests`). A client's requests are
+    /// read only while its unsent output leaves room for one more such reply under
+    /// ``maximumUnsentBytesPerClient``, so a client that reads is never disconnected for
+    /// what it asked, however fast it asks: it waits for its own output instead.
+    public static let maximumReplyBytes = 200 << 10
+
+    // MARK: Per round
+
+    /// Request lines handled for one client per round of the loop. Default 8: a client
+    /// waiting for its replies sends one or two; one that pipelines waits for the next
+    /// round, after the devices have been read again (docs/RELIABILITY.md, "Touch first").
+    public var linesPerClientPerRound = 8
+    /// Request lines handled for all clients together per round, taken in turns starting
+    /// at a different client each round. Default 64: about 1 ms of the slowest request
+    /// (`status` with 128 clients) on the development machine's release build, so a
+    /// finger's frame waits at most that for the clients (docs/RELIABILITY.md).
+    public var linesPerRound = 64
+    /// Bytes read from one client per round at most. Default 16 KiB: a few hundred
+    /// ordinary requests; a 64 KiB line arrives over four rounds.
+    public var bytesPerClientPerRound = 16 << 10
+    /// Connections accepted per round at most. Default 32, so that a flood of them cannot
+    /// starve the devices; the kernel queues the rest (``SocketServer/listenBacklog``).
+    public var acceptsPerRound = 32
+
+    // MARK: Time
+
     /// A line whose `\n` has not come this long after the input stopped inside it gets
     /// `line-timeout`, and the connection is closed. Default 10 s: a client writes a
     /// line at once; only a stalled or hostile one holds a half line (and its buffer).
@@ -20,11 +72,9 @@ public struct ServerLimits: Sendable, Hashable {
     /// A connection that has not completed `hello` this long after it was accepted gets
     /// `hello-required` and is closed. Default 10 s, for the same reason.
     public var helloTimeout: Duration = .seconds(10)
-    /// Requests of one client whose replies are not out yet: those the engine side has
-    /// not answered, and those behind them (replies go out in the order of the requests).
-    /// Default 64: a client that waits for its replies has one or two; one that writes
-    /// 64 ahead while the engine is stalled is disconnected, so what it queues stays bounded.
-    public var maximumRequestsAwaitingReply = 64
 
     public init() {}
+
+    /// The unsent output under which a client's requests are read (see ``maximumReplyBytes``).
+    var readingThreshold: Int { max(0, maximumUnsentBytesPerClient - Self.maximumReplyBytes) }
 }

@@ -9,9 +9,9 @@ public enum ServerAction: Sendable, Hashable {
     case send(ClientID, line: OutgoingLine)
     /// Close the client's connection; `reason` has been logged already.
     case close(ClientID, reason: String)
-    /// Hand the request to the engine side (``EngineHost``). Its reply comes back as an
-    /// ``EngineOutput`` for ``ServerState/received(fromEngine:at:)``. When the engine side
-    /// cannot take it (its queue is full), tell ``ServerState/engineRefused(_:at:)``.
+    /// Hand the request to the engine side (``EngineHost``) at once, before the next
+    /// input to the state: its reply and the events it caused come back as
+    /// ``EngineOutput``s for ``ServerState/received(fromEngine:at:)``, in order.
     case toEngine(EngineRequest)
 }
 
@@ -21,20 +21,21 @@ public enum ServerAction: Sendable, Hashable {
 /// and what it produced comes back through ``received(fromEngine:at:)``.
 ///
 /// Every input (a line from a client, the engine side's output, a connect or disconnect)
-/// returns the actions to carry out, in order; the NIO layer (`SocketServer`) only
-/// switches over them. Time is always a parameter. Not thread-safe: one event loop
-/// owns it. Tests drive it directly, wired to an ``EngineHost``.
+/// returns the actions to carry out, in order; the I/O layer (`SocketServer`) only
+/// switches over them, and carries a ``ServerAction/toEngine(_:)`` out before it gives
+/// the state anything else. Time is always a parameter. Not thread-safe: one loop owns
+/// it. Tests drive it directly, wired to an ``EngineHost``.
 ///
 /// Routing: an event goes to the owner of its navigator, and every event, `rejected`
 /// included, to each observer; a client that is both gets each line once.
 ///
-/// Order: replies go out in the order of the requests, and a reply comes before the
-/// events its request caused. The engine side answers in the order it was asked, and
-/// the events a request caused follow its reply; a request the socket side answers
-/// itself (`hello`, `subscribe`, an error) waits, whole, behind the client's requests
-/// still with the engine side, and is carried out once the one before it is done
-/// (``EngineOutput/answered(_:)``): at the same point of the engine's output as if it
-/// had gone through the engine too.
+/// Order: the engine side answers at once, so replies go out in the order of the
+/// requests, and a reply comes before the events its request caused.
+///
+/// Places: connections before `hello` and clients after it are counted apart, each
+/// with a share per process, and clients with a share per user (root and the daemon's
+/// user excepted), so that no process or user can take the places another needs
+/// (``ServerLimits``; docs/PROTOCOL.md, "Limits").
 public struct ServerState {
     /// The protocol versions this server speaks, lowest first; `hello` agrees on one
     /// (`ProtocolVersion.negotiate`). Default: every version the protocol module has.
@@ -48,15 +49,8 @@ public struct ServerState {
     public static let maximumStatusEntries = 64
     /// Each of a `status` reply's three lists stops before it passes 64 KiB, whatever the
     /// length and escaping of the ids and names in it. With the fixed keys and the echoed
-    /// id, a reply stays under 200 KiB, below ``ServerLimits/maximumUnsentBytesPerClient``,
-    /// so asking for `status` can never get a reading client disconnected.
+    /// id, a reply stays under ``ServerLimits/maximumReplyBytes`` (200 KiB).
     public static let maximumStatusListBytes = 64 << 10
-
-    /// While this many connections' arrivals and departures (`identified`,
-    /// `clientGone`) wait for a stalled engine side, a new connection gets `overloaded`
-    /// and is closed: twice ``ServerLimits/maximumClients`` by default, what the clients
-    /// at the limit say when they all come and go once.
-    public static let maximumEngineBacklogForNewClients = 2 * ServerLimits().maximumClients
 
     /// One connection.
     public struct Client: Sendable, Hashable {
@@ -80,29 +74,18 @@ public struct ServerState {
         /// When the input last stopped inside a line (bytes without their `\n`); nil
         /// when it ends at a line's end. The line must end within ``ServerLimits/lineTimeout``.
         public internal(set) var unfinishedLineSince: Timestamp?
-        /// What the I/O layer last said this client has not taken yet.
+        /// What the I/O layer last said this client has not taken yet: its queued lines
+        /// as soon as they are queued, less what the kernel took.
         public internal(set) var unsentBytes = 0
-        /// Requests whose replies are not out yet, oldest first: the first is always
-        /// with the engine side (``Waiting/engine``). Empty most of the time.
-        var waiting: [Waiting] = []
 
         /// How the log names this client: `client 3 (pid 123)`.
         var logName: String { credentials.map { "\(id) (pid \($0.pid))" } ?? "\(id)" }
     }
 
-    /// A request of one client whose reply is not out yet.
-    enum Waiting: Sendable, Hashable {
-        /// With the engine side; its reply comes back through ``received(fromEngine:at:)``.
-        case engine
-        /// The socket side's own, carried out once the replies before it are out.
-        case request(IdentifiedRequest, at: Timestamp)
-        /// A reply decided already (a refusal), sent once the replies before it are out.
-        case line(OutgoingLine)
-    }
-
     public private(set) var clients: [ClientID: Client] = [:]
     public let limits: ServerLimits
-    /// Who may connect; asked once per connection.
+    /// Who may connect; asked at each connection, and of every client again at
+    /// ``reviewAdmission(at:)`` (a seat's active user changed).
     public let admission: ConnectionPolicy
     /// Who may be the shell (`hello` with `"role":"shell"`), whatever ``admission`` lets in.
     public let shells: ConnectionPolicy
@@ -110,59 +93,105 @@ public struct ServerState {
     public private(set) var shell: ClientID?
     /// The sum of every client's ``Client/unsentBytes``.
     public private(set) var totalUnsentBytes = 0
+    /// Users whose clients no per-user share limits: root and the daemon's own user.
+    public let unlimitedUsers: Set<UInt32>
+    /// Clients that said `hello` (the rest of ``clients`` have not yet).
+    public private(set) var greetedCount = 0
     /// Subscribed clients, ascending, so lines go out in a stable order.
     private var observers: [ClientID] = []
     private var nextClient: UInt64 = 1
-    /// Connections refused since the client limit was reached: the first is logged as a
-    /// warning, the rest are summed up when a place frees, so a flood does not flood the log.
+    /// Connections refused for want of a place since the last place freed: the first is
+    /// logged as a warning, the rest are summed up when a place frees, so a flood does not
+    /// flood the log.
     private var refusedWhileFull = 0
     /// Reused for each event's line, so that encoding one allocates only the line's buffer.
     private var lineWriter = JSONWriter()
     private let logger: Logger
 
+    /// - Parameter unlimitedUsers: users no per-user share applies to; default root. The
+    ///   daemon adds its own user.
     public init(
         limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
-        logger: Logger = Logger(label: "popgestured.server")
+        unlimitedUsers: Set<UInt32> = [0], logger: Logger = Logger(label: "popgestured.server")
     ) {
         self.limits = limits
         self.admission = admission
         self.shells = shells
+        self.unlimitedUsers = unlimitedUsers
         self.logger = logger
     }
 
     // MARK: - Clients
 
     /// A connection was accepted. Returns the number that names it from now on, and
-    /// what to do: nothing, or, for a peer the admission policy refuses or one past
-    /// ``ServerLimits/maximumClients``, one error line and a close. A refused connection
-    /// never becomes a client: it owns nothing, observes nothing and counts for nothing.
+    /// what to do: nothing, or, for a peer the admission policy refuses or one past its
+    /// share of the places before `hello` (``ServerLimits/maximumUngreetedConnections``,
+    /// ``ServerLimits/maximumUngreetedPerProcess``,
+    /// ``ServerLimits/maximumConnectionsPerProcess``), one error line and a close. A
+    /// refused connection never becomes a client: it owns nothing, observes nothing and
+    /// counts for nothing.
     public mutating func clientConnected(
-        credentials: PeerCredentials?, at time: Timestamp, engineBacklog: Int = 0
+        credentials: PeerCredentials?, at time: Timestamp
     ) -> (client: ClientID, actions: [ServerAction]) {
         let id = ClientID(nextClient)
         nextClient += 1
         let who = credentials.map(\.description) ?? "no peer credentials"
-        guard engineBacklog < Self.maximumEngineBacklogForNewClients else {
-            logger.debug("connection refused, \(engineBacklog) connections' comings and goings wait for the engine (\(who))")
-            return (id, refusal(id, .overloaded, "the daemon's engine is behind; try again later"))
-        }
         if let reason = admission.decide(credentials) {
             logger.warning("connection refused (\(who)): \(reason)")
             return (id, refusal(id, .notPermitted, "this daemon does not serve you: \(reason)"))
         }
-        guard clients.count < limits.maximumClients else {
-            if refusedWhileFull == 0 {
-                logger.warning("\(limits.maximumClients) clients connected, the limit: refusing new connections (\(who))")
-            } else {
-                logger.debug("connection refused, \(limits.maximumClients) clients connected (\(who))")
-            }
-            refusedWhileFull += 1
-            return (id, refusal(
-                id, .tooManyClients, "the daemon serves at most \(limits.maximumClients) clients at once; try again later"))
+        if let full = placeRefusal(before: true, credentials: credentials) {
+            refusedForWantOfPlace(full, who: who)
+            return (id, refusal(id, .tooManyClients, "\(full); try again later"))
         }
         clients[id] = Client(id: id, name: nil, credentials: credentials, connectedAt: time)
         logger.info("\(id) connected (\(who))")
         return (id, [])
+    }
+
+    /// Why a connection (`beforeHello`) or a `hello` has no place, or nil. Connections
+    /// before `hello` and clients after it have places of their own; a process's share
+    /// counts both, a user's only clients. The one asking is not in ``clients`` as what it
+    /// asks to become: a new connection is not there at all, a `hello` not yet greeted.
+    private func placeRefusal(before beforeHello: Bool, credentials: PeerCredentials?) -> String? {
+        let ungreeted = clients.count - greetedCount
+        if beforeHello, ungreeted >= limits.maximumUngreetedConnections {
+            return "\(ungreeted) connections have not said hello yet, the most served at once"
+        }
+        if !beforeHello, greetedCount >= limits.maximumClients {
+            return "the daemon serves at most \(limits.maximumClients) clients at once"
+        }
+        guard let credentials else { return nil }  // no process or user to count (tests)
+        var ofProcess = 0, ofProcessUngreeted = 0, ofUser = 0
+        for client in clients.values {
+            guard let peer = client.credentials else { continue }
+            if peer.pid == credentials.pid {
+                ofProcess += 1
+                if !client.greeted { ofProcessUngreeted += 1 }
+            }
+            if client.greeted && peer.uid == credentials.uid { ofUser += 1 }
+        }
+        if beforeHello, ofProcess >= limits.maximumConnectionsPerProcess {
+            return "pid \(credentials.pid) holds \(ofProcess) connections, the most one process may"
+        }
+        if beforeHello, ofProcessUngreeted >= limits.maximumUngreetedPerProcess {
+            return "pid \(credentials.pid) holds \(ofProcessUngreeted) connections that have not said hello, the most one process may"
+        }
+        if !beforeHello, !unlimitedUsers.contains(credentials.uid), ofUser >= limits.maximumClientsPerUser {
+            return "uid \(credentials.uid) holds \(ofUser) of the \(limits.maximumClients) places, its share"
+        }
+        return nil
+    }
+
+    /// Logs a connection refused for want of a place: the first as a warning, the rest
+    /// counted until a place frees.
+    private mutating func refusedForWantOfPlace(_ reason: String, who: String) {
+        if refusedWhileFull == 0 {
+            logger.warning("refusing connections: \(reason) (\(who))")
+        } else {
+            logger.debug("connection refused: \(reason) (\(who))")
+        }
+        refusedWhileFull += 1
     }
 
     private func refusal(_ client: ClientID, _ code: ProtocolError.Code, _ message: String) -> [ServerAction] {
@@ -185,46 +214,24 @@ public struct ServerState {
             submit(try RequestCodec.decode(line), from: client, at: time, into: &actions)
         } catch {
             logger.debug("\(client): \(error.request ?? "request") refused, \(error)")
-            answer(client, .line(OutgoingLine.encoding(error)), at: time, into: &actions)
+            actions.append(.send(client, line: OutgoingLine.encoding(error)))
         }
         return actions
     }
 
-    /// What the engine side produced, in its order: a reply, an event to route, or the
-    /// end of a request's output (then the requests of its client that waited behind it).
+    /// What the engine side produced, in its order: a reply, or an event to route.
     public mutating func received(fromEngine output: EngineOutput, at time: Timestamp) -> [ServerAction] {
         var actions: [ServerAction] = []
         switch output {
         case .event(let event):
             route(event, into: &actions)
         case .reply(let client, let reply, let id):
-            guard clients[client]?.waiting.first == .engine else {
-                // The client went away meanwhile (or a bug); nobody is waiting for it.
-                logger.debug("a reply for \(client), which is not waiting for one; dropped")
+            guard clients[client] != nil else {
+                logger.debug("a reply for \(client), which is gone; dropped")
                 return []
             }
             actions.append(.send(client, line: OutgoingLine.encoding(completed(reply), id: id)))
-        case .answered(let client):
-            guard clients[client]?.waiting.first == .engine else { return [] }
-            clients[client]!.waiting.removeFirst()
-            carryOutWaiting(of: client, at: time, into: &actions)
         }
-        return actions
-    }
-
-    /// The engine side could not take `request` (its queue is full): the client gets
-    /// `overloaded` in its place, in the order of its requests. Call it right after the
-    /// `.toEngine` of a line's actions: it stands for the client's latest request there.
-    public mutating func engineRefused(_ request: EngineRequest, at time: Timestamp) -> [ServerAction] {
-        guard case .request(let clientRequest, let id) = request.kind,
-              let index = clients[request.client]?.waiting.lastIndex(of: .engine)
-        else { return [] }
-        logger.debug("\(request.client): \(clientRequest.type) refused, the engine is overloaded")
-        let error = ProtocolError(
-            .overloaded, "the daemon's engine is behind; try again later", request: clientRequest.type, id: id)
-        clients[request.client]!.waiting[index] = .line(OutgoingLine.encoding(error))
-        var actions: [ServerAction] = []
-        carryOutWaiting(of: request.client, at: time, into: &actions)
         return actions
     }
 
@@ -236,9 +243,7 @@ public struct ServerState {
         logger.debug("\(client): a line over \(maximumLength) bytes, discarded")
         let error = ProtocolError(
             .lineTooLong, "a line is limited to \(maximumLength) bytes; the rest of this one was discarded")
-        var actions: [ServerAction] = []
-        answer(client, .line(OutgoingLine.encoding(error)), at: time, into: &actions)
-        return actions
+        return [.send(client, line: OutgoingLine.encoding(error))]
     }
 
     /// The input stopped inside a line: its `\n` is due within ``ServerLimits/lineTimeout``
@@ -254,14 +259,21 @@ public struct ServerState {
         clients[client]?.unfinishedLineSince = nil
     }
 
-    /// How much the client has not taken yet, as the I/O layer counts it. A client past
-    /// ``ServerLimits/maximumUnsentBytesPerClient`` is disconnected; while the sum over
-    /// all clients is past ``ServerLimits/maximumUnsentBytesTotal``, the client with the
-    /// largest backlog is (the lowest number among equals).
-    public mutating func outputBacklog(of client: ClientID, unsentBytes: Int, at time: Timestamp) -> [ServerAction] {
+    /// How much the client has not taken yet, as the I/O layer counts it: said each time
+    /// a line is queued for it and each time the kernel took some, so no round can queue
+    /// past a limit. A client past ``ServerLimits/maximumUnsentBytesPerClient`` is
+    /// disconnected; while the sum over all clients is past
+    /// ``ServerLimits/maximumUnsentBytesTotal``, the client with the largest backlog is
+    /// (the lowest number among equals). `time` is read only for a disconnect.
+    public mutating func outputBacklog(
+        of client: ClientID, unsentBytes: Int, at time: @autoclosure () -> Timestamp
+    ) -> [ServerAction] {
         guard let entry = clients[client] else { return [] }
         totalUnsentBytes += unsentBytes - entry.unsentBytes
-        clients[client]?.unsentBytes = unsentBytes
+        clients[client]!.unsentBytes = unsentBytes
+        guard unsentBytes > limits.maximumUnsentBytesPerClient || totalUnsentBytes > limits.maximumUnsentBytesTotal
+        else { return [] }
+        let time = time()
         var actions: [ServerAction] = []
         if unsentBytes > limits.maximumUnsentBytesPerClient {
             disconnect(
@@ -277,6 +289,15 @@ public struct ServerState {
                 at: time, into: &actions)
         }
         return actions
+    }
+
+    /// Whether the client's next request may be read now: only while its unsent output
+    /// leaves room for the largest reply (``ServerLimits/maximumReplyBytes``), so that
+    /// no answer can take a reading client past its limit. A client that asks faster
+    /// than it reads waits, alone, until it has read; its requests stay in its socket.
+    public func mayReceive(from client: ClientID) -> Bool {
+        guard let entry = clients[client] else { return false }
+        return entry.unsentBytes <= limits.readingThreshold
     }
 
     /// The earliest time ``tick(at:)`` has something to do: a `hello` or the end of an
@@ -337,15 +358,38 @@ public struct ServerState {
     ) {
         guard let entry = clients.removeValue(forKey: client) else { return }
         totalUnsentBytes -= entry.unsentBytes
+        if entry.greeted { greetedCount -= 1 }
         observers.removeAll { $0 == client }
         if shell == client { shell = nil }
         logger.log(level: what == "connection ended" ? .info : .warning, "\(entry.logName) \(what)")
         if refusedWhileFull > 0 {
-            logger.info("a client place is free again; \(refusedWhileFull) connections were refused at the limit")
+            logger.info("a place is free again; \(refusedWhileFull) connections were refused for want of one")
             refusedWhileFull = 0
         }
-        // Its navigators go on the engine side, whatever that side's queue holds.
+        // Its navigators go on the engine side.
         actions.append(.toEngine(EngineRequest(client: client, kind: .clientGone, time: time)))
+    }
+
+    /// Who may connect, or be the shell, may have changed (logind says a seat's active
+    /// session changed): every client is asked again, as at its connection. A client
+    /// the admission policy now refuses gets `not-permitted` and is closed; a shell whose
+    /// user may no longer be the shell gets `shell-refused` and is closed, so that the new
+    /// seat user's bridge can take its place at once. The rest notice nothing.
+    public mutating func reviewAdmission(at time: Timestamp) -> [ServerAction] {
+        var actions: [ServerAction] = []
+        for id in clients.keys.sorted() {
+            guard let client = clients[id] else { continue }
+            if let reason = admission.decide(client.credentials) {
+                let message = "this daemon no longer serves you: \(reason)"
+                actions.append(.send(id, line: OutgoingLine.encoding(ProtocolError(.notPermitted, message))))
+                disconnect(id, reason: "admission revoked: \(reason)", at: time, into: &actions)
+            } else if client.isShell, let reason = shells.decide(client.credentials) {
+                let message = "no longer the shell: \(reason)"
+                actions.append(.send(id, line: OutgoingLine.encoding(ProtocolError(.shellRefused, message))))
+                disconnect(id, reason: "shell revoked: \(reason)", at: time, into: &actions)
+            }
+        }
+        return actions
     }
 
     /// The daemon is stopping: close every connection.
@@ -356,65 +400,18 @@ public struct ServerState {
 
     // MARK: - Requests
 
-    /// A decoded request: to the engine side when it needs the engine, else carried
-    /// out here, now or behind the client's requests still with the engine side.
+    /// A decoded request: to the engine side when it needs the engine, else carried out here.
     private mutating func submit(
         _ identified: IdentifiedRequest, from client: ClientID, at time: Timestamp, into actions: inout [ServerAction]
     ) {
         guard let entry = clients[client] else { return }
         guard entry.greeted, EngineRequest.isEngines(identified.request) else {
             // hello-required too: a client not greeted has nothing with the engine side.
-            answer(client, .request(identified, at: time), at: time, into: &actions)
+            perform(identified, from: client, at: time, into: &actions)
             return
         }
-        guard admitWaiting(client, at: time, into: &actions) else { return }
-        clients[client]!.waiting.append(.engine)
         actions.append(.toEngine(EngineRequest(
             client: client, kind: .request(identified.request, id: identified.id), time: time)))
-    }
-
-    /// Answers at once when nothing of the client's is waiting, else queues the answer.
-    private mutating func answer(
-        _ client: ClientID, _ waiting: Waiting, at time: Timestamp, into actions: inout [ServerAction]
-    ) {
-        guard let entry = clients[client] else { return }
-        if entry.waiting.isEmpty {
-            carryOut(waiting, for: client, into: &actions)
-        } else if admitWaiting(client, at: time, into: &actions) {
-            clients[client]!.waiting.append(waiting)
-        }
-    }
-
-    /// False, after disconnecting the client, when it has its limit of requests waiting.
-    private mutating func admitWaiting(
-        _ client: ClientID, at time: Timestamp, into actions: inout [ServerAction]
-    ) -> Bool {
-        guard let count = clients[client]?.waiting.count, count >= limits.maximumRequestsAwaitingReply else {
-            return true
-        }
-        disconnect(
-            client, reason: "\(count) requests awaiting replies, the limit, while the engine is behind",
-            at: time, into: &actions)
-        return false
-    }
-
-    /// Carries out the client's waiting requests up to the next one with the engine side.
-    private mutating func carryOutWaiting(of client: ClientID, at time: Timestamp, into actions: inout [ServerAction]) {
-        while let next = clients[client]?.waiting.first, next != .engine {
-            clients[client]!.waiting.removeFirst()
-            carryOut(next, for: client, into: &actions)
-        }
-    }
-
-    private mutating func carryOut(_ waiting: Waiting, for client: ClientID, into actions: inout [ServerAction]) {
-        switch waiting {
-        case .engine:
-            break
-        case .request(let request, let time):
-            perform(request, from: client, at: time, into: &actions)
-        case .line(let line):
-            actions.append(.send(client, line: line))
-        }
     }
 
     /// A request the socket side answers itself.
@@ -446,6 +443,12 @@ public struct ServerState {
                 refuse(.invalidValue, "a client says who it is once: a later hello may not change \"app\" or \"role\"")
                 return
             }
+            if !entry.greeted, let full = placeRefusal(before: false, credentials: entry.credentials) {
+                refusedForWantOfPlace(full, who: entry.logName)
+                reply(.error(ProtocolError(.tooManyClients, "\(full); try again later", request: request.type)))
+                disconnect(client, reason: "no place after hello: \(full)", at: time, into: &actions)
+                return
+            }
             if role == .shell && !entry.isShell {
                 if let reason = shells.decide(entry.credentials) {
                     logger.warning("\(entry.logName) may not be the shell: \(reason)")
@@ -461,6 +464,7 @@ public struct ServerState {
             clients[client]?.version = version
             if !entry.greeted {
                 clients[client]?.greeted = true
+                greetedCount += 1
                 clients[client]?.app = app
                 if role == .shell {
                     clients[client]?.isShell = true

@@ -17,10 +17,18 @@ import SystemPackage
 /// `EngineHost` (the engine and its devices), and only carries their actions out,
 /// synchronously: a request for the engine is performed at once, and what it produced
 /// goes back into the state before the next action. The loop that polls it calls
-/// ``appendDescriptors(to:)`` before `poll`, ``handle(_:)`` after, device frames in
-/// between (``received(_:fromDevice:)``), and ``flush()`` at the end of the round: each
-/// client's output of a round is one `send(2)`, and what the kernel does not take waits
-/// in one buffer per client for `POLLOUT`, counted against the limits.
+/// ``appendDescriptors(to:)`` before `poll`; after it, the device frames first
+/// (``received(_:fromDevice:)``), then ``handle(_:)`` for the clients, and ``flush()``
+/// at the end of the round: each client's output of a round is one `send(2)`, and what
+/// the kernel does not take waits in one buffer per client for `POLLOUT`.
+///
+/// Touch first: the clients of one round get a budget (``ServerLimits/linesPerRound``
+/// in all, ``ServerLimits/linesPerClientPerRound`` and
+/// ``ServerLimits/bytesPerClientPerRound`` each, taken in turns from a different client
+/// each round); what is left waits, in the client's buffer or its socket, for the next
+/// round, after the devices. A client's requests are read only while its unsent output
+/// leaves room for a reply (``ServerState/mayReceive(from:)``), and every line queued is
+/// counted against the output limits at once, so no round builds more than they allow.
 ///
 /// Confined to one thread at a time (the daemon's input thread, or a ``ServerThread``);
 /// `@unchecked Sendable` only so that it can be created on another thread first.
@@ -33,6 +41,8 @@ public final class SocketServer: @unchecked Sendable {
         /// Bytes the kernel has not taken yet; the first line of a round is shared, not copied.
         var output: ByteBuffer?
         var dirty = false
+        /// `input` may hold lines that a round's budget left for the next.
+        var hasUnhandledInput = false
     }
 
     /// Where the socket comes from.
@@ -55,9 +65,8 @@ public final class SocketServer: @unchecked Sendable {
     /// leaves the poll set this long, rather than spinning on a ready socket it cannot
     /// accept. 1 s: clients retry; the daemon's own descriptors free meanwhile.
     public static let acceptBackoff: Duration = .seconds(1)
-    /// Connections accepted in one round at most, so a flood of them cannot starve the devices.
-    public static let acceptsPerRound = 64
-    /// One `read(2)` takes at most 64 KiB of a client's input.
+    /// One `read(2)` takes at most 64 KiB of a client's input (and at most what is left
+    /// of its ``ServerLimits/bytesPerClientPerRound``).
     static let readSize = 64 << 10
 
     /// `CLOCK_MONOTONIC` now, in microseconds: the clock of live evdev events.
@@ -74,6 +83,11 @@ public final class SocketServer: @unchecked Sendable {
     /// In the order they were polled this round.
     private var polled: [ClientID] = []
     private var dirty: [ClientID] = []
+    /// Clients to serve this round (ready, or with unhandled input), in turn order.
+    private var turns: [ClientID] = []
+    /// Each round's turns start at the first client from this number on.
+    private var firstTurn = ClientID(0)
+    private let limits: ServerLimits
     private let listener: CInt
     private let socketPath: String?
     private let maximumLineLength: Int
@@ -111,7 +125,9 @@ public final class SocketServer: @unchecked Sendable {
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
         clock: @escaping () -> Timestamp = SocketServer.monotonicNow, logger: Logger
     ) throws(Errno) {
-        state = ServerState(limits: limits, admission: admission, shells: shells, logger: logger)
+        state = ServerState(
+            limits: limits, admission: admission, shells: shells, unlimitedUsers: [0, getuid()], logger: logger)
+        self.limits = limits
         acceptFailures = AcceptFailureLog(logger: logger)
         self.host = host
         self.maximumLineLength = maximumLineLength
@@ -160,7 +176,9 @@ public final class SocketServer: @unchecked Sendable {
     // MARK: - Poll loop
 
     /// Appends the listener (-1 while accepting is paused) and every client, in an order
-    /// ``handle(_:)`` expects back; `POLLOUT` for a client whose output waits.
+    /// ``handle(_:)`` expects back: `POLLIN` for a client whose requests may be read and
+    /// whose buffer holds none left over, `POLLOUT` for one whose output waits (`poll`
+    /// reports a hang-up either way).
     public func appendDescriptors(to set: inout [pollfd]) {
         // The clock is read only while accepting is paused: an idle round costs no clock read.
         let accepting = acceptPausedUntil.map { clock() >= $0 } ?? true
@@ -169,15 +187,18 @@ public final class SocketServer: @unchecked Sendable {
         polled.removeAll(keepingCapacity: true)
         for (id, client) in clients {
             polled.append(id)
-            let events = POLLIN | (client.output == nil ? 0 : POLLOUT)
+            let reading = !client.hasUnhandledInput && state.mayReceive(from: id)
+            let events = (reading ? POLLIN : 0) | (client.output == nil ? 0 : POLLOUT)
             set.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
         }
     }
 
-    /// The milliseconds `poll` may sleep: until the state's next deadline (a `hello` or a
-    /// line falling due) or the end of an accept pause; -1, for ever, without one, so an
-    /// idle daemon never wakes (nor reads the clock).
+    /// The milliseconds `poll` may sleep: none while a client's input left over from a
+    /// round may be handled; else until the state's next deadline (a `hello` or a line
+    /// falling due) or the end of an accept pause; -1, for ever, without one, so an idle
+    /// daemon never wakes (nor reads the clock).
     public func pollTimeout() -> CInt {
+        for (id, client) in clients where client.hasUnhandledInput && state.mayReceive(from: id) { return 0 }
         var next = state.nextDeadline
         if let pause = acceptPausedUntil { next = min(next ?? pause, pause) }
         guard let next else { return -1 }
@@ -185,24 +206,45 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     /// What `poll` said about the descriptors ``appendDescriptors(to:)`` appended
-    /// (call it after a timeout too): accepts, reads and frames each client's input and
-    /// carries its requests out, then the deadlines that fell due.
+    /// (call it after a timeout too, and after the round's device frames): accepts, then
+    /// serves the clients in turn within the round's budget (reading, framing and
+    /// carrying out their requests), then the deadlines that fell due.
     public func handle(_ results: ArraySlice<pollfd>) {
         var index = results.startIndex
         if results[index].revents != 0 { acceptAll() }
         index += 1
+        turns.removeAll(keepingCapacity: true)
         for id in polled {
             defer { index += 1 }
             let revents = Int32(results[index].revents)
-            guard revents != 0, clients[id] != nil else { continue }
+            guard let client = clients[id] else { continue }
             if revents & POLLOUT != 0 { markDirty(id) }
-            if revents & (POLLIN | POLLHUP | POLLERR) != 0 { readAvailable(id) }
+            if client.hasUnhandledInput || revents & (POLLIN | POLLHUP | POLLERR) != 0 { turns.append(id) }
         }
+        if !turns.isEmpty { serveInTurn() }
         if let due = state.nextDeadline, due <= clock() { run(state.tick(at: clock())) }
     }
 
+    /// Serves ``turns`` within the round's budget, starting at ``firstTurn``; the next
+    /// round starts after the last client served, so that every client gets its turn.
+    private func serveInTurn() {
+        turns.sort()
+        let start = turns.firstIndex { $0 >= firstTurn } ?? 0
+        var linesLeft = limits.linesPerRound
+        for offset in turns.indices {
+            let id = turns[(start + offset) % turns.count]
+            guard linesLeft > 0 else {
+                // Out of budget: this client goes first next round.
+                firstTurn = id
+                return
+            }
+            linesLeft -= serve(id, lines: min(linesLeft, limits.linesPerClientPerRound))
+            firstTurn = ClientID(id.rawValue + 1)
+        }
+    }
+
     /// Writes what this round produced: one `send(2)` per client. What the kernel does not
-    /// take stays for `POLLOUT`, and the state hears how far behind the client is.
+    /// take stays for `POLLOUT`, and the state hears how much is left.
     public func flush() {
         for id in dirty {
             guard clients[id]?.dirty == true else { continue }
@@ -221,7 +263,7 @@ public final class SocketServer: @unchecked Sendable {
                 }
             }
             let unsent = clients[id]!.output?.readableBytes ?? 0
-            if unsent != 0 || state.clients[id]?.unsentBytes != 0 {
+            if state.clients[id]?.unsentBytes != unsent {
                 run(state.outputBacklog(of: id, unsentBytes: unsent, at: clock()))
             }
         }
@@ -290,7 +332,7 @@ public final class SocketServer: @unchecked Sendable {
     // MARK: - Clients
 
     private func acceptAll() {
-        for _ in 0..<Self.acceptsPerRound {
+        for _ in 0..<limits.acceptsPerRound {
             // accept4 is hidden behind _GNU_SOURCE from Swift: two fcntls instead.
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else {
@@ -311,34 +353,58 @@ public final class SocketServer: @unchecked Sendable {
         }
     }
 
-    private func readAvailable(_ id: ClientID) {
-        guard let fd = clients[id]?.fd else { return }
-        let got = readBuffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if got < 0 && (errno == EAGAIN || errno == EINTR) { return }
-        guard got > 0 else {
-            drop(id)
-            return
-        }
-        clients[id]!.input.writeBytes(readBuffer[0..<got])
+    /// Handles up to `budget` lines of the client's: those left in its buffer first, then
+    /// what one or more reads bring, up to ``ServerLimits/bytesPerClientPerRound``.
+    /// Returns how many lines it handled; what is left waits for the next round.
+    private func serve(_ id: ClientID, lines budget: Int) -> Int {
+        var handled = 0, bytesRead = 0
+        clients[id]?.hasUnhandledInput = false
         while clients[id] != nil {
+            guard handled < budget, state.mayReceive(from: id) else {
+                clients[id]!.hasUnhandledInput = clients[id]!.input.readableBytes > 0
+                return handled
+            }
             // Taken out, so that it is the storage's only reference while framed.
             var input = noInput
             swap(&input, &clients[id]!.input)
             let frame = clients[id]!.framer.next(&input)
             if frame == nil {
                 // The framed bytes leave the buffer: a client that keeps sending holds at
-                // most one unfinished line (the limit) and what one read brought.
+                // most one unfinished line (the limit) and what one round's reads brought.
                 if input.readableBytes == 0 { input.clear() } else if input.readerIndex > 0 { input.discardReadBytes() }
             }
             swap(&input, &clients[id]!.input)
             switch frame {
-            case .none: return
-            case .line(let line): run(state.received(line: line.readableBytesView, from: id, at: clock()))
-            case .tooLong: run(state.receivedOverlongLine(from: id, maximumLength: maximumLineLength, at: clock()))
+            case .none:
+                let room = limits.bytesPerClientPerRound - bytesRead
+                guard room > 0 else { return handled }  // the socket still holds the rest: POLLIN next round
+                guard let got = read(from: id, atMost: room) else { return handled }
+                bytesRead += got
+            case .line(let line):
+                handled += 1
+                run(state.received(line: line.readableBytesView, from: id, at: clock()))
+            case .tooLong:
+                handled += 1
+                run(state.receivedOverlongLine(from: id, maximumLength: maximumLineLength, at: clock()))
             case .unfinished: state.lineUnfinished(from: id, at: clock())
             case .discardedLineEnded: state.lineEnded(from: id)
             }
         }
+        return handled
+    }
+
+    /// One `read(2)` of at most `limit` bytes into the client's input. Nil when nothing
+    /// came: the socket is drained (`EAGAIN`), or the connection ended and is dropped.
+    private func read(from id: ClientID, atMost limit: Int) -> Int? {
+        guard let fd = clients[id]?.fd else { return nil }
+        let got = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, limit)) }
+        if got < 0 && (errno == EAGAIN || errno == EINTR) { return nil }
+        guard got > 0 else {
+            drop(id)
+            return nil
+        }
+        clients[id]!.input.writeBytes(readBuffer[0..<got])
+        return got
     }
 
     /// The connection is gone (end of file, an error): forget it, tell the state.
@@ -367,6 +433,8 @@ public final class SocketServer: @unchecked Sendable {
                     clients[id]!.output!.writeImmutableBuffer(line.bytes)
                 }
                 markDirty(id)
+                // Counted as it is queued: a limit passed closes the client now, not at the flush.
+                run(state.outputBacklog(of: id, unsentBytes: clients[id]!.output!.readableBytes, at: clock()))
             case .close(let id, _):
                 guard let client = clients.removeValue(forKey: id) else { continue }
                 // What was decided before the close (the error line that says why), if the kernel takes it.
@@ -378,6 +446,12 @@ public final class SocketServer: @unchecked Sendable {
                 routeEngineOutput()
             }
         }
+    }
+
+    /// Asks every client's admission again (a seat's active user changed): those refused
+    /// now are told why and closed (``ServerState/reviewAdmission(at:)``).
+    public func reviewAdmission() {
+        run(state.reviewAdmission(at: clock()))
     }
 
     /// Closes every client and the listener; removes the socket file it made. Once.

@@ -4,6 +4,7 @@ import Logging
 import PopGestureCore
 import PopGestureInput
 import PopGestureServer
+import PopGestureSynthesis
 import PopGestureSystem
 import Testing
 
@@ -22,6 +23,64 @@ import Testing
         func handle(_ results: ArraySlice<pollfd>) {}
         func pollTimeout() -> CInt { -1 }
         func roundEnded() {}
+        func admissionMayHaveChanged() {}
+    }
+
+    /// Records the order in which the loop serves it; its one descriptor is a pipe the
+    /// test fills, standing for a client with a request waiting.
+    final class OrderSink: InputSink {
+        var calls: [String] = []
+        let clientPipe: [CInt]
+        init() {
+            var ends: [CInt] = [0, 0]
+            pipe(&ends)
+            clientPipe = ends
+        }
+        deinit { clientPipe.forEach { close($0) } }
+        func deviceAdded(
+            key: Int, path: String, name: String, description: DeviceDescription,
+            configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen
+        ) throws(InputError) {}
+        func deviceRemoved(key: Int) {}
+        func received(_ events: [InputEvent], fromDevice key: Int) { calls.append("frame") }
+        func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict { .none }
+        func appendDescriptors(to set: inout [pollfd]) {
+            set.append(pollfd(fd: clientPipe[0], events: Int16(POLLIN), revents: 0))
+        }
+        func handle(_ results: ArraySlice<pollfd>) {
+            guard results.first?.revents != 0 else { return }
+            var byte: UInt8 = 0
+            _ = read(clientPipe[0], &byte, 1)
+            calls.append("clients")
+        }
+        func pollTimeout() -> CInt { -1 }
+        func roundEnded() { calls.append("round ended") }
+        func admissionMayHaveChanged() { calls.append("admission") }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aRoundServesTheDevicesBeforeTheClients() throws {
+        var template = Array("/tmp/popgestured-order-XXXXXX".utf8CString)
+        let folder = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+        let path = folder + "/events"
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path); rmdir(folder) }
+        let sink = OrderSink()
+        let mainLoop = try MainLoop(
+            configuration: Configuration(), sink: sink, watchdogInterval: .milliseconds(50), eventPipe: EventPipe(path: path),
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        // A client's request and a finger's frame are both waiting when the round starts.
+        var one: UInt8 = 1
+        #expect(write(sink.clientPipe[1], &one, 1) == 1)
+        let writer = open(path, O_WRONLY | O_NONBLOCK)
+        try #require(writer >= 0)
+        defer { close(writer) }
+        var finger = TouchScript(device: EventPipe.description)
+        finger.down(at: 0.02, 0.5)
+        let frame = Array(finger.events.flatMap(EventPipe.record))
+        #expect(frame.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == frame.count)
+        mainLoop.run { _ in mainLoop.stop() }
+        #expect(Array(sink.calls.prefix(3)) == ["frame", "clients", "round ended"])
     }
 
     @Test(.timeLimit(.minutes(1))) func watchdogTicksArriveAndStopEndsTheLoop() throws {

@@ -166,16 +166,4 @@ import Testing
         #expect(sent == [Self.altLeft])
         #expect(server.host.lastBack == .input(app: nil, input: Self.altLeft.spelling))
     }
-
-    @Test("while 256 comings and goings wait for a stalled engine, a new connection gets overloaded")
-    func churnWhileTheEngineStalls() {
-        var state = ServerState(logger: quietLogger)
-        let limit = ServerState.maximumEngineBacklogForNewClients
-        #expect(limit == 256)
-        #expect(state.clientConnected(credentials: nil, at: Fixtures.start, engineBacklog: limit - 1).actions.isEmpty)
-        let refused = state.clientConnected(credentials: nil, at: Fixtures.start, engineBacklog: limit)
-        #expect(refused.actions.count == 2)
-        #expect(refused.actions.lines(to: refused.client).first?.hasPrefix(#"{"type":"error","code":"overloaded""#) == true)
-        #expect(state.clients[refused.client] == nil, "a refused connection never becomes a client")
-    }
 }

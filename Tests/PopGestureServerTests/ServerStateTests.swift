@@ -3,62 +3,43 @@ import PopGestureCore
 import PopGestureProtocol
 @testable import PopGestureServer
 import PopGestureSynthesis
+import Synchronization
 import Testing
 
 /// The server state machine, driven directly: lines and input events in, actions out.
 /// Its two halves are wired together synchronously: the socket side (`state`) hands requests to
 /// the engine side (`host`) with `.toEngine`, which this harness carries out at once, as
-/// the daemon's queues do later, and feeds what the engine side produced back to the
-/// socket side. So the actions returned are what the clients get, in their order.
+/// `SocketServer` does, and feeds what the engine side produced back to the socket side.
+/// So the actions returned are what the clients get, in their order.
 struct Harness {
     var state = ServerState(logger: quietLogger)
     var host = EngineHost(logger: quietLogger)
     var time = Fixtures.start
-    /// When set, the engine side's queue is full: every request gets `overloaded`.
-    var engineQueueFull = false
-    /// When set, requests wait in ``held`` until ``releaseEngine()``, as they wait in the
-    /// queue while the engine side is busy reading.
-    var engineHolds = false
-    var held: [EngineRequest] = []
-    /// The requests handed to the engine side so far, refused ones included.
+    /// The requests handed to the engine side so far.
     var requestsToEngine: [EngineRequest] = []
+    /// ``connect(greeted:credentials:)`` gives each client a process of its own from this pid on.
+    var nextPID: Int32 = 4242
     static let touchscreenKey = 11
+    /// Stands for "a process of its own, of uid 1000" in ``connect(greeted:credentials:)``.
+    static let ownProcess = PeerCredentials(pid: -1, uid: 1000, gid: 100)
 
     var engine: GestureEngine { host.engine }
 
     /// Carries out the engine side's part of `actions`: each `.toEngine` is replaced by
-    /// what the socket side makes of the engine side's output (or of its refusal).
+    /// what the socket side makes of the engine side's output.
     mutating func wired(_ actions: [ServerAction]) -> [ServerAction] {
-        var result: [ServerAction] = [], refused: [EngineRequest] = []
+        var result: [ServerAction] = []
         for action in actions {
             guard case .toEngine(let request) = action else {
                 result.append(action)
                 continue
             }
             requestsToEngine.append(request)
-            if engineQueueFull, request.kind != .clientGone {
-                refused.append(request)  // after this batch, as the I/O layer does
-                continue
-            }
-            if engineHolds {
-                held.append(request)
-                continue
-            }
             var output: [EngineOutput] = []
             host.perform(request, output: &output)
             result += fromEngine(output)
         }
-        for request in refused { result += wired(state.engineRefused(request, at: time)) }
         return result
-    }
-
-    /// The engine side answers the held requests, in order.
-    mutating func releaseEngine() -> [ServerAction] {
-        engineHolds = false
-        var output: [EngineOutput] = []
-        for request in held { host.perform(request, output: &output) }
-        held = []
-        return fromEngine(output)
     }
 
     /// The engine side's output, through the socket side.
@@ -68,10 +49,14 @@ struct Harness {
         return result
     }
 
-    /// Connects a client and, unless told otherwise, says hello for it.
-    mutating func connect(
-        greeted: Bool = true, credentials: PeerCredentials? = PeerCredentials(pid: 4242, uid: 1000, gid: 100)
-    ) -> ClientID {
+    /// Connects a client and, unless told otherwise, says hello for it; by default from a
+    /// process of its own (pids 4242, 4243…) of uid 1000.
+    mutating func connect(greeted: Bool = true, credentials: PeerCredentials? = Harness.ownProcess) -> ClientID {
+        var credentials = credentials
+        if credentials == Self.ownProcess {
+            credentials?.pid = nextPID
+            nextPID += 1
+        }
         let client = state.clientConnected(credentials: credentials, at: time).client
         if greeted { _ = send(#"{"type":"hello","version":1}"#, from: client) }
         return client
@@ -520,22 +505,90 @@ struct ServerStateTests {
 
     // MARK: - Admission
 
-    @Test("the 129th client gets too-many-clients and is closed; it never becomes a client")
+    @Test("the 129th hello gets too-many-clients and is closed; it never becomes a client")
     func tooManyClients() {
         var h = Harness()
+        var limits = ServerLimits()
+        limits.maximumClientsPerUser = .max  // this test is about the places in all
+        h.state = ServerState(limits: limits, logger: quietLogger)
         let first = h.owner()
         for _ in 1..<h.state.limits.maximumClients { _ = h.connect() }
-        #expect(h.state.clients.count == 128)
-        let (extra, actions) = h.state.clientConnected(credentials: nil, at: h.time)
-        #expect(actions.count == 2)
+        #expect(h.state.greetedCount == 128)
+        // Connections before hello have places of their own.
+        let extra = h.connect(greeted: false)
+        #expect(h.state.clients[extra] != nil)
+        let actions = h.send(#"{"type":"hello","version":1}"#, from: extra)
         #expect(actions.lines(to: extra).first.map(json)?["code"] as? String == "too-many-clients")
-        #expect(actions.last == .close(extra, reason: "the daemon serves at most 128 clients at once; try again later"))
+        #expect(actions.compactMap(\.closed) == [extra])
         #expect(h.state.clients[extra] == nil)
+        #expect(h.state.greetedCount == 128)
         #expect(h.clientDisconnected(extra, at: h.time).isEmpty)
         // The others carry on; when one leaves, the next is admitted.
         #expect(h.reply(#"{"type":"stack","navigator":"main"}"#, from: first).map(json)?["type"] as? String == "stack")
         _ = h.clientDisconnected(first, at: h.time)
-        #expect(h.state.clientConnected(credentials: nil, at: h.time).actions.isEmpty)
+        let next = h.connect()
+        #expect(h.state.clients[next]?.greeted == true)
+    }
+
+    @Test("one user holds at most 64 places after hello; root and the daemon's user have no share")
+    func shareOfAUser() {
+        var h = Harness()
+        h.state = ServerState(unlimitedUsers: [0, 999], logger: quietLogger)
+        for _ in 0..<64 { _ = h.connect() }
+        let over = h.connect(greeted: false)
+        let actions = h.send(#"{"type":"hello","version":1}"#, from: over)
+        #expect(actions.lines(to: over).first.map(json)?["message"] as? String
+            == "uid 1000 holds 64 of the 128 places, its share; try again later")
+        #expect(actions.compactMap(\.closed) == [over])
+        // Another user still gets in, and so do root and the daemon's user past 64.
+        let other = h.connect(credentials: PeerCredentials(pid: 7000, uid: 1001, gid: 100))
+        #expect(h.state.clients[other]?.greeted == true)
+        for pid in Int32(8000)..<8031 { _ = h.connect(credentials: PeerCredentials(pid: pid, uid: 0, gid: 0)) }
+        for pid in Int32(9000)..<9032 { _ = h.connect(credentials: PeerCredentials(pid: pid, uid: 999, gid: 999)) }
+        #expect(h.state.greetedCount == 128)
+        #expect(h.state.clients.values.filter { $0.credentials?.uid != 1000 && $0.greeted }.count == 64)
+    }
+
+    @Test("connections before hello: 32 at once, 8 per process; a process holds 32 in all")
+    func placesBeforeHello() {
+        var h = Harness()
+        let process = PeerCredentials(pid: 500, uid: 1000, gid: 100)
+        let early = (0..<8).map { _ in h.connect(greeted: false, credentials: process) }
+        let (ninth, refused) = h.state.clientConnected(credentials: process, at: h.time)
+        #expect(refused.lines(to: ninth).first.map(json)?["message"] as? String
+            == "pid 500 holds 8 connections that have not said hello, the most one process may; try again later")
+        #expect(refused.compactMap(\.closed) == [ninth])
+        // Other processes fill the rest of the 32.
+        for pid in Int32(600)..<624 { _ = h.connect(greeted: false, credentials: PeerCredentials(pid: pid, uid: 1000, gid: 100)) }
+        let (full, refusedFull) = h.state.clientConnected(credentials: PeerCredentials(pid: 700, uid: 1000, gid: 100), at: h.time)
+        #expect(refusedFull.lines(to: full).first.map(json)?["code"] as? String == "too-many-clients")
+        // Once the first process's connections say hello, it may open more, up to 32 in all.
+        for client in early { _ = h.send(#"{"type":"hello","version":1}"#, from: client) }
+        for _ in 0..<3 {
+            for _ in 0..<8 {
+                let id = h.connect(greeted: false, credentials: process)
+                #expect(h.state.clients[id] != nil)
+                _ = h.send(#"{"type":"hello","version":1}"#, from: id)
+            }
+        }
+        let (past, refusedPast) = h.state.clientConnected(credentials: process, at: h.time)
+        #expect(refusedPast.lines(to: past).first.map(json)?["message"] as? String
+            == "pid 500 holds 32 connections, the most one process may; try again later")
+    }
+
+    @Test("a client is read only while its unsent output leaves room for the largest reply")
+    func mayReceive() {
+        var h = Harness()
+        let a = h.connect()
+        let threshold = h.state.limits.maximumUnsentBytesPerClient - ServerLimits.maximumReplyBytes
+        #expect(h.state.mayReceive(from: a))
+        _ = h.outputBacklog(of: a, unsentBytes: threshold, at: h.time)
+        #expect(h.state.mayReceive(from: a))
+        _ = h.outputBacklog(of: a, unsentBytes: threshold + 1, at: h.time)
+        #expect(!h.state.mayReceive(from: a))
+        _ = h.outputBacklog(of: a, unsentBytes: 0, at: h.time)
+        #expect(h.state.mayReceive(from: a))
+        #expect(!h.state.mayReceive(from: ClientID(999)))
     }
 
     @Test("a peer the admission policy refuses gets not-permitted and is closed; others are served")
@@ -554,6 +607,53 @@ struct ServerStateTests {
         #expect(h.state.clientConnected(credentials: nil, at: h.time).actions.count == 2)
         let admitted = h.connect()
         #expect(h.state.clients.keys.sorted() == [admitted])
+    }
+
+    @Test("when a seat's user changes, a client whose user lost it gets not-permitted and is closed; the shell too")
+    func admissionReviewed() {
+        let allowed = Mutex<Set<UInt32>>([1000])
+        let policy = ConnectionPolicy { peer in
+            guard let peer else { return "no credentials" }
+            return allowed.withLock { $0.contains(peer.uid) } ? nil : "uid \(peer.uid) is not at a seat"
+        }
+        var h = Harness()
+        h.state = ServerState(admission: policy, shells: policy, logger: quietLogger)
+        let previousShell = h.connect(greeted: false)
+        _ = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: previousShell)
+        let previousApp = h.owner()
+        #expect(h.state.shell == previousShell)
+        // Nothing changed: nobody notices.
+        #expect(h.wired(h.state.reviewAdmission(at: h.time)).isEmpty)
+        // uid 1001 takes the seat.
+        allowed.withLock { $0 = [1001] }
+        let actions = h.wired(h.state.reviewAdmission(at: h.time))
+        #expect(actions.compactMap(\.closed) == [previousShell, previousApp])
+        #expect(actions.lines(to: previousApp).map { json($0)["code"] as? String } == ["not-permitted"])
+        #expect(actions.lines(to: previousApp).first.map(json)?["message"] as? String
+            == "this daemon no longer serves you: uid 1000 is not at a seat")
+        #expect(h.state.clients.isEmpty && h.state.shell == nil)
+        #expect(h.engine.navigation.navigators.isEmpty, "the old user's navigators go with its clients")
+        // The new user's bridge is the shell at once.
+        let newShell = h.connect(greeted: false, credentials: PeerCredentials(pid: 77, uid: 1001, gid: 100))
+        let hello = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: newShell)
+        #expect(hello.lines(to: newShell).first.map(json)?["type"] as? String == "hello")
+        #expect(h.state.shell == newShell)
+    }
+
+    @Test("a shell whose user may no longer be the shell, but may still connect, gets shell-refused and is closed")
+    func shellRevoked() {
+        let seatUser = Mutex<UInt32>(1000)
+        let shells = ConnectionPolicy { peer in peer?.uid == seatUser.withLock { $0 } ? nil : "not the seat's user" }
+        var h = Harness()
+        h.state = ServerState(shells: shells, logger: quietLogger)
+        let shell = h.connect(greeted: false)
+        _ = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: shell)
+        let observer = h.connect()
+        seatUser.withLock { $0 = 1001 }
+        let actions = h.wired(h.state.reviewAdmission(at: h.time))
+        #expect(actions.compactMap(\.closed) == [shell])
+        #expect(actions.lines(to: shell).first.map(json)?["code"] as? String == "shell-refused")
+        #expect(h.state.clients[observer] != nil)
     }
 
     // MARK: - Timeouts
@@ -613,6 +713,7 @@ struct ServerStateTests {
     @Test("status lists at most 64 of each, with counts and truncated")
     func statusTruncated() throws {
         var h = Harness()
+        h.state = ServerState(unlimitedUsers: [1000], logger: quietLogger)  // 70 clients of one user
         for n in 0..<70 {
             let client = h.connect()
             if n < 5 {
@@ -682,69 +783,6 @@ struct ServerStateTests {
         #expect(summary.count < 3 * 66 + 60)
         #expect(EngineHost.summary(removedNavigators: ["main"]) == ", removed 1 navigator: main")
         #expect(EngineHost.summary(removedNavigators: []) == "")
-    }
-
-    // MARK: - The engine side behind queues
-
-    @Test("while the engine side holds a push, a subscribe and a malformed line wait behind it, in request order")
-    func repliesKeepRequestOrder() {
-        var h = Harness()
-        let a = h.owner()
-        h.engineHolds = true
-        #expect(h.send(#"{"type":"push","navigator":"main","page":{"id":"more"},"id":1}"#, from: a).isEmpty)
-        #expect(h.send(#"{"type":"subscribe","id":2}"#, from: a).isEmpty)
-        #expect(h.send(#"{"type":"oops""#, from: a).isEmpty)
-        #expect(h.state.clients[a]?.observer == false, "the subscribe waits, whole, behind the push")
-        let actions = h.releaseEngine()
-        #expect(actions.types(to: a) == ["ok", "bar", "ok", "error"])
-        #expect(actions.lines(to: a).map { json($0)["id"] as? Int } == [1, nil, 2, nil])
-        #expect(h.state.clients[a]?.observer == true)
-        #expect(h.engine.navigation.navigators["main"]?.depth == 3)
-    }
-
-    @Test("a full engine queue: the request gets overloaded in its place among the replies, and changes nothing")
-    func overloaded() {
-        var h = Harness()
-        let a = h.owner()
-        h.engineHolds = true
-        _ = h.send(#"{"type":"stack","navigator":"main","id":1}"#, from: a)
-        h.engineQueueFull = true
-        #expect(h.send(#"{"type":"push","navigator":"main","page":{"id":"more"},"id":2}"#, from: a).isEmpty)
-        h.engineQueueFull = false
-        let actions = h.releaseEngine()
-        let lines = actions.lines(to: a).map(json)
-        #expect(lines.map { $0["type"] as? String } == ["stack", "error"])
-        #expect(lines.last?["code"] as? String == "overloaded")
-        #expect(lines.last?["request"] as? String == "push")
-        #expect(lines.last?["id"] as? Int == 2)
-        #expect(h.engine.navigation.navigators["main"]?.depth == 2)
-        // With room again, the same push is taken.
-        #expect(h.reply(#"{"type":"push","navigator":"main","page":{"id":"more"}}"#, from: a).map(json)?["type"] as? String == "ok")
-    }
-
-    @Test("a client leaving is always taken by the engine side, full queue or not: its navigators go")
-    func clientGoneIsNeverRefused() {
-        var h = Harness()
-        let a = h.owner()
-        h.engineQueueFull = true
-        _ = h.clientDisconnected(a, at: h.time)
-        #expect(h.requestsToEngine.last == EngineRequest(client: a, kind: .clientGone, time: h.time))
-        #expect(h.engine.navigation.navigators.isEmpty)
-    }
-
-    @Test("a client with 64 requests awaiting replies behind a stalled engine is disconnected")
-    func tooManyAwaitingReplies() {
-        var h = Harness()
-        let a = h.owner()
-        h.engineHolds = true
-        for n in 0..<h.state.limits.maximumRequestsAwaitingReply {
-            #expect(h.send(#"{"type":"stack","navigator":"main","id":\#(n)}"#, from: a).isEmpty)
-        }
-        let actions = h.send(#"{"type":"subscribe"}"#, from: a)
-        #expect(actions.map(\.closed) == [a])
-        #expect(h.state.clients[a] == nil)
-        // The engine side's answers for it, when they come, go nowhere.
-        #expect(h.releaseEngine().isEmpty)
     }
 
     @Test("shutdown closes every client")

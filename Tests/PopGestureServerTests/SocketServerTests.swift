@@ -111,31 +111,71 @@ struct SocketServerTests {
         }
     }
 
-    @Test("a client that stops reading is disconnected; the daemon keeps serving the others")
-    func slowClientIsDisconnected() async throws {
+    @Test("a client that asks faster than it reads waits for itself: the others are served, and it gets every reply in order")
+    func pipeliningClientWaitsForItself() async throws {
         try await RunningServer.with { running in
             let good = try running.connect()
-            let goodNumber = try good.hello(name: "good")
-            let stalled = try running.connect()
-            let stalledNumber = try stalled.hello(name: "stalled")
+            try good.hello(name: "good")
+            let greedy = try running.connect()
+            try greedy.hello(name: "greedy")
+            // 2,000 status requests written before any reply is read: about 600 KB of
+            // replies, past the 256 KiB limit. Written from another thread, since the
+            // daemon stops reading them while the replies wait (the write blocks then).
+            let count = 2_000
+            let requests = Array((0..<count).map { #"{"type":"status","id":\#($0)}"# + "\n" }.joined().utf8)
+            let fd = greedy.fd
+            let writer = Thread { TestClient.send(requests, to: fd) }
+            writer.start()
+            try await Task.sleep(for: .milliseconds(300))
+            // Meanwhile the others are served, and the greedy client is still connected.
+            let status = try good.request(#"{"type":"status"}"#)
+            #expect(status["clientCount"] as? Int == 2)
+            // It reads: every reply comes, once, in order; it was never cut off.
+            for n in 0..<count {
+                let reply = try greedy.readObject()
+                guard reply["id"] as? Int == n, reply["type"] as? String == "status" else {
+                    Issue.record("reply \(n): \(reply)")
+                    return
+                }
+            }
+            #expect(try good.request(#"{"type":"status"}"#)["clientCount"] as? Int == 2)
+        }
+    }
 
-            // Each status reply is ~300 bytes: 20000 of them are several MiB, far past
-            // the 256 KiB limit plus what the kernel's socket buffer holds.
-            let requests = Array(String(repeating: #"{"type":"status"}"# + "\n", count: 20_000).utf8)
-            stalled.send(bytes: requests)  // false once the server has hung up; fine
+    @Test("a subscriber that stops reading is disconnected; the daemon keeps serving the others")
+    func stalledSubscriberIsDisconnected() async throws {
+        try await RunningServer.with { running in
+            let driver = try running.connect()
+            let driverNumber = try driver.hello(name: "driver")
+            let stalled = try running.connect()
+            try stalled.hello(name: "stalled")
+            #expect(try stalled.request(#"{"type":"subscribe"}"#)["type"] as? String == "ok")
+            _ = try driver.request(#"{"type":"create","navigator":"main","pages":[{"id":"root"}]}"#)
+            _ = try driver.readLine()  // bar
 
             func clients() throws -> [Int] {
-                let status = try good.request(#"{"type":"status"}"#)
+                let status = try driver.request(#"{"type":"status"}"#)
                 return (status["clients"] as? [[String: Any]] ?? []).compactMap { $0["client"] as? Int }
             }
-            #expect(try await eventually { try !clients().contains(stalledNumber) })
-            #expect(try clients() == [goodNumber])
+            // Pushes of 250-byte page ids, the bar hidden on every other one: each bar the
+            // subscriber never reads is about 300 bytes, so 1,000 pushes pass its 256 KiB
+            // and the kernel's buffer.
+            let pad = String(repeating: "p", count: 240)
+            var pushes = 0
+            #expect(try await eventually {
+                for _ in 0..<50 {  // a stack holds 64 pages; 50 pushes end with the bar shown
+                    let hidden = pushes % 2 == 0
+                    _ = try driver.request(
+                        #"{"type":"push","navigator":"main","page":{"id":"\#(pushes)\#(pad)","prefersBarHidden":\#(hidden)}}"#)
+                    _ = try driver.readLine()  // its bar
+                    pushes += 1
+                }
+                _ = try driver.request(#"{"type":"replace","navigator":"main","pages":[{"id":"root"}]}"#)
+                return try clients() == [driverNumber]
+            })
             #expect(stalled.readsToEnd())
-
-            // Still serving: a new client and the old one.
             let late = try running.connect()
             try late.hello(name: "late")
-            #expect(try good.request(#"{"type":"create","navigator":"n","pages":[{"id":"r"}]}"#)["type"] as? String == "ok")
         }
     }
 
@@ -171,14 +211,24 @@ struct SocketServerTests {
         }
     }
 
-    @Test("the 129th connection gets too-many-clients and is closed; the 128 others are served")
+    @Test("the 129th hello gets too-many-clients and is closed; the 128 others are served")
     func tooManyClients() async throws {
-        try await RunningServer.with { running in
+        // Every connection comes from this one process: its share is lifted here.
+        var limits = ServerLimits()
+        limits.maximumConnectionsPerProcess = .max
+        limits.maximumUngreetedPerProcess = .max
+        limits.maximumClientsPerUser = .max
+        try await RunningServer.with(limits: limits) { running in
             let first = try running.connect()
             let number = try first.hello(name: "first")
             var others: [TestClient] = []
-            for _ in 1..<128 { others.append(try running.connect()) }
+            for _ in 1..<128 {
+                let other = try running.connect()
+                try other.hello(name: "other")
+                others.append(other)
+            }
             let extra = try running.connect()
+            #expect(extra.send(#"{"type":"hello","version":1}"#))
             let refusal = try extra.readObject()
             #expect(refusal["type"] as? String == "error")
             #expect(refusal["code"] as? String == "too-many-clients")
@@ -194,6 +244,22 @@ struct SocketServerTests {
             })
             let late = try running.connect()
             #expect(try late.hello(name: "late") > number)
+        }
+    }
+
+    @Test("a process holds at most 8 connections before hello: the ninth is refused, another process's is not")
+    func shareOfAProcess() async throws {
+        try await RunningServer.with { running in
+            let silent = try (0..<8).map { _ in try running.connect() }
+            let ninth = try running.connect()
+            let refusal = try ninth.readObject()
+            #expect(refusal["code"] as? String == "too-many-clients")
+            #expect((refusal["message"] as? String)?.contains("connections that have not said hello") == true)
+            #expect(ninth.readsToEnd())
+            // Once one of them says hello, the process may open another.
+            try silent[0].hello(name: "first")
+            let tenth = try running.connect()
+            try tenth.hello(name: "tenth")
         }
     }
 

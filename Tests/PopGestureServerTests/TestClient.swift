@@ -33,7 +33,11 @@ final class TestClient {
 
     /// Sends bytes; false when the server has closed the connection (never SIGPIPE).
     @discardableResult
-    func send(bytes: [UInt8]) -> Bool {
+    func send(bytes: [UInt8]) -> Bool { Self.send(bytes, to: fd) }
+
+    /// Sends bytes on `fd`, from any thread; false when the peer has closed the connection.
+    @discardableResult
+    static func send(_ bytes: [UInt8], to fd: Int32) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
