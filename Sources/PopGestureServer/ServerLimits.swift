@@ -52,10 +52,14 @@ public struct ServerLimits: Sendable, Hashable {
     /// round, after the devices have been read again (docs/RELIABILITY.md, "Touch first").
     public var linesPerClientPerRound = 8
     /// Request lines handled for all clients together per round, taken in turns starting
-    /// at a different client each round. Default 64: about 1 ms of the slowest request
-    /// (`status` with 128 clients) on the development machine's release build, so a
-    /// finger's frame waits at most that for the clients (docs/RELIABILITY.md).
+    /// at a different client each round. Default 64, and at most ``clientTimePerRound``.
     public var linesPerRound = 64
+    /// Time spent on the clients' requests per round at most, whatever they cost: once
+    /// it has passed, the rest waits for the next round. Default 1 ms. With
+    /// ``linesPerRound`` this bounds how long a finger's frame can wait for the clients
+    /// however expensive their requests are (a `status` with 32 clients listed costs far
+    /// more than an error reply), on any machine and build (docs/RELIABILITY.md).
+    public var clientTimePerRound: Duration = .milliseconds(1)
     /// Bytes read from one client per round at most. Default 16 KiB: a few hundred
     /// ordinary requests; a 64 KiB line arrives over four rounds.
     public var bytesPerClientPerRound = 16 << 10

@@ -225,20 +225,22 @@ public final class SocketServer: @unchecked Sendable {
         if let due = state.nextDeadline, due <= clock() { run(state.tick(at: clock())) }
     }
 
-    /// Serves ``turns`` within the round's budget, starting at ``firstTurn``; the next
-    /// round starts after the last client served, so that every client gets its turn.
+    /// Serves ``turns`` within the round's budget (lines and time), starting at
+    /// ``firstTurn``; the next round starts after the last client served, so that every
+    /// client gets its turn.
     private func serveInTurn() {
         turns.sort()
         let start = turns.firstIndex { $0 >= firstTurn } ?? 0
         var linesLeft = limits.linesPerRound
+        let deadline = clock() + limits.clientTimePerRound
         for offset in turns.indices {
             let id = turns[(start + offset) % turns.count]
-            guard linesLeft > 0 else {
+            guard linesLeft > 0, clock() < deadline else {
                 // Out of budget: this client goes first next round.
                 firstTurn = id
                 return
             }
-            linesLeft -= serve(id, lines: min(linesLeft, limits.linesPerClientPerRound))
+            linesLeft -= serve(id, lines: min(linesLeft, limits.linesPerClientPerRound), until: deadline)
             firstTurn = ClientID(id.rawValue + 1)
         }
     }
@@ -353,14 +355,15 @@ public final class SocketServer: @unchecked Sendable {
         }
     }
 
-    /// Handles up to `budget` lines of the client's: those left in its buffer first, then
-    /// what one or more reads bring, up to ``ServerLimits/bytesPerClientPerRound``.
-    /// Returns how many lines it handled; what is left waits for the next round.
-    private func serve(_ id: ClientID, lines budget: Int) -> Int {
+    /// Handles up to `budget` lines of the client's, until `deadline`: those left in its
+    /// buffer first, then what one or more reads bring, up to
+    /// ``ServerLimits/bytesPerClientPerRound``. Returns how many lines it handled; what
+    /// is left waits for the next round.
+    private func serve(_ id: ClientID, lines budget: Int, until deadline: Timestamp) -> Int {
         var handled = 0, bytesRead = 0
         clients[id]?.hasUnhandledInput = false
         while clients[id] != nil {
-            guard handled < budget, state.mayReceive(from: id) else {
+            guard handled < budget, handled == 0 || clock() < deadline, state.mayReceive(from: id) else {
                 clients[id]!.hasUnhandledInput = clients[id]!.input.readableBytes > 0
                 return handled
             }
