@@ -402,3 +402,52 @@ struct SocketServerTests {
         return socket.rawValue
     }
 }
+
+/// The server's rounds driven by hand, as the daemon's loop drives them: a budget per
+/// round, whatever a client sends at once.
+@Suite("SocketServer rounds", .serialized)
+struct SocketServerRoundTests {
+    /// One round: poll (without waiting), then handle and flush, as `MainLoop` does.
+    static func round(_ server: SocketServer) {
+        var set: [pollfd] = []
+        server.appendDescriptors(to: &set)
+        _ = poll(&set, nfds_t(set.count), 100)
+        server.handle(set[...])
+        server.flush()
+    }
+
+    /// Reads what the server sent so far (the socket is non-blocking then).
+    static func linesWaiting(_ fd: Int32) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20), total = 0, lines = 0
+        while true {
+            let got = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard got > 0 else { break }
+            total += got
+            lines += buffer[0..<got].filter { $0 == UInt8(ascii: "\n") }.count
+        }
+        return lines
+    }
+
+    @Test("20 requests in one write are answered 8 a round, and the server does not sleep while some wait")
+    func aBudgetPerRound() throws {
+        let directory = try temporarySocketDirectory()
+        let path = directory + "/popgestured.sock"
+        defer { rmdir(directory) }
+        let server = try SocketServer(
+            listening: .path(path), host: EngineHost(logger: quietLogger), clock: { Fixtures.start }, logger: quietLogger)
+        defer { server.shutdown() }
+        let client = try TestClient(path: path)
+        Self.round(server)  // accepts it
+        #expect(server.pollTimeout() > 0, "nothing to do but wait for its hello: poll may sleep")
+        let requests = [#"{"type":"hello","version":1}"#] + (0..<19).map { #"{"type":"status","id":\#($0)}"# }
+        #expect(client.send(bytes: Array(requests.map { $0 + "\n" }.joined().utf8)))
+        Self.round(server)
+        #expect(Self.linesWaiting(client.fd) == ServerLimits().linesPerClientPerRound)
+        #expect(server.pollTimeout() == 0, "requests are left: the next round must not sleep")
+        Self.round(server)
+        #expect(Self.linesWaiting(client.fd) == 8)
+        Self.round(server)
+        #expect(Self.linesWaiting(client.fd) == 4)
+        #expect(server.pollTimeout() == -1)
+    }
+}
