@@ -1,0 +1,149 @@
+# Helpers for the system VM's scenarios (sourced; bash). The scenario runs as root in
+# the booted Debian with systemd as PID 1; $WORK is its folder on the host's share,
+# $REPO the repository (read-only), $TIER this folder, $DEB the package's path in
+# the repository.
+set -euo pipefail
+
+SOCK=/run/popgestured/popgestured.sock
+T0=$(date +%s.%N)
+BG_PIDS=()
+
+stamp() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%7.2f", b - a }'; }
+log() { echo "[$(stamp)] $*"; }
+step() { echo; echo "[$(stamp)] ---- $*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+# show CMD...: runs a command and prints it with its output, indented.
+show() {
+    echo "[$(stamp)] \$ $*"
+    "$@" 2>&1 | sed 's/^/      /' || true
+}
+
+cleanup() {
+    local pid
+    for pid in "${BG_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+# wait_for SECONDS WHAT CMD...: polls CMD every 0.1 s; fails naming WHAT.
+wait_for() {
+    local limit=$1 what=$2 deadline
+    shift 2
+    deadline=$(awk -v n="$(date +%s.%N)" -v l="$limit" 'BEGIN { printf "%.2f", n + l }')
+    until "$@"; do
+        awk -v n="$(date +%s.%N)" -v d="$deadline" 'BEGIN { exit !(n > d) }' &&
+            fail "timed out after $limit s waiting for $what"
+        sleep 0.1
+    done
+}
+
+# ---------------------------------------------------------------- logind
+
+# session_of USER: the id of USER's session on seat0 (empty when none).
+session_of() {
+    loginctl list-sessions --no-legend 2>/dev/null |
+        awk -v u="$1" '$3 == u && $4 == "seat0" { print $1; exit }'
+}
+has_session() { [ -n "$(session_of "$1")" ]; }
+# active_user: the user of seat0's active session (empty when none).
+active_user() {
+    local sid
+    sid=$(loginctl show-seat seat0 -p ActiveSession --value 2>/dev/null) || return 0
+    [ -n "$sid" ] && loginctl show-session "$sid" -p Name --value 2>/dev/null
+    return 0
+}
+is_active_user() { [ "$(active_user)" = "$1" ]; }
+
+# autologin USER VT: a console login of USER on ttyVT, as a person logging in there:
+# getty@ttyVT with agetty --autologin (a drop-in in /run), login and PAM
+# (pam_systemd), so that logind makes it a seat0 session on that VT.
+autologin() {
+    local user=$1 vt=$2 dir=/run/systemd/system/getty@tty$2.service.d
+    mkdir -p "$dir"
+    cat >"$dir/autologin.conf" <<EOF
+[Service]
+ExecStart=
+ExecStart=-/sbin/agetty -o '-p -f -- \\\\u' --noclear --autologin $user - \$TERM
+EOF
+    systemctl daemon-reload
+    systemctl start "getty@tty$vt.service"
+    wait_for 120 "$user's session on seat0 (tty$vt)" has_session "$user"
+    log "$user logged in on tty$vt: session $(session_of "$user")"
+}
+
+# activate USER: makes USER's session seat0's active one (loginctl activate, which
+# switches the VT) and returns once logind says so.
+activate() {
+    local sid
+    sid=$(session_of "$1")
+    [ -n "$sid" ] || fail "$1 has no session on seat0"
+    loginctl activate "$sid"
+    wait_for 60 "$1's session $sid to become seat0's active session" is_active_user "$1"
+    log "seat0's active session is now $sid ($1); foreground VT tty$(cat /sys/class/tty/tty0/active | tr -dc 0-9)"
+}
+
+# ---------------------------------------------------------------- clients
+
+declare -A CLIENT_PID
+# client NAME USER [client.py options]: client.py as USER (setpriv: no PAM, so no
+# session of its own), received lines to $WORK/NAME.out, the timed log to
+# NAME.err; NAME.exit appears when the connection ends. Waits for the first line.
+client() {
+    local name=$1 user=$2
+    shift 2
+    rm -f "$WORK/$name.out" "$WORK/$name.err" "$WORK/$name.exit"
+    (
+        setpriv --reuid="$user" --regid="$user" --init-groups \
+            python3 "$TIER/client.py" --name "$name" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+        echo $? >"$WORK/$name.exit"
+    ) &
+    CLIENT_PID[$name]=$!
+    BG_PIDS+=("$!")
+    wait_for 30 "the daemon's first line to $name" test -s "$WORK/$name.out"
+}
+# lines NAME: what NAME received so far, indented.
+lines() { sed 's/^/      /' "$WORK/$1.out"; }
+got() { grep -qE "$2" "$WORK/$1.out"; }
+closed() { [ -e "$WORK/$1.exit" ]; }
+hello_ok() { grep -qE '"type" *: *"hello".*"id" *: *"hello"|"id" *: *"hello".*"type" *: *"hello"' "$WORK/$1.out"; }
+error_code() { grep -qE "\"code\" *: *\"$2\"" "$WORK/$1.out"; }
+
+# expect_admitted NAME [subscribed]: its hello was answered with hello (and its
+# subscribe with ok), no error, and it is still connected.
+expect_admitted() {
+    local name=$1
+    hello_ok "$name" || { lines "$name"; fail "$name: no hello reply"; }
+    if [ "${2:-}" = subscribed ]; then
+        wait_for 30 "$name's subscribe reply" got "$name" '"id" *: *"subscribe"'
+        got "$name" '"type" *: *"ok".*"subscribe"' || { lines "$name"; fail "$name: subscribe not accepted"; }
+    fi
+    got "$name" '"type" *: *"error"' && { lines "$name"; fail "$name got an error"; }
+    sleep 0.5
+    closed "$name" && { lines "$name"; fail "$name was closed"; }
+    log "$name: admitted and connected:"
+    lines "$name"
+}
+# expect_closed_with NAME CODE: NAME got an error with CODE and the daemon closed it.
+expect_closed_with() {
+    local name=$1 code=$2
+    wait_for 60 "$name to get $code" error_code "$name" "$code"
+    wait_for 30 "the daemon to close $name" closed "$name"
+    log "$name: got $code and was closed:"
+    lines "$name"
+    sed 's/^/      /' "$WORK/$name.err" | grep -E 'received|closed|reset'
+}
+# expect_still_open NAME: no error and still connected.
+expect_still_open() {
+    got "$1" '"type" *: *"error"' && { lines "$1"; fail "$1 got an error"; }
+    closed "$1" && { lines "$1"; fail "$1 was closed"; }
+    log "$1: still connected, no error"
+}
+
+# journal_since CURSOR-FILE: the daemon's journal lines after the cursor saved in
+# CURSOR-FILE, which is then moved on.
+journal_mark() { journalctl -n 1 --show-cursor -q -o cat 2>/dev/null | sed -n "s/^-- cursor: //p" >"$WORK/.cursor"; }
+journal_since_mark() {
+    local cursor
+    cursor=$(cat "$WORK/.cursor" 2>/dev/null || true)
+    journalctl -u popgestured.service -u popgestured.socket --no-pager -o short-monotonic \
+        ${cursor:+--after-cursor="$cursor"} 2>&1 | sed 's/^/      /'
+}
