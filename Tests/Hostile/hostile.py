@@ -34,6 +34,7 @@ Standard library only; loopback Unix sockets only. Exits 1 if any attack fails.
 
 import argparse
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -79,11 +80,57 @@ def connect(path, timeout=5.0):
     return s
 
 
+PER_PROCESS = 8  # connections before hello the daemon serves for one process (docs/PROTOCOL.md, "Places")
+
+
+def connect_many(path, count, first_line=b"", timeout=5.0):
+    """`count` connections, opened PER_PROCESS at a time by short-lived processes of their own.
+
+    The daemon shares its places per process (the peer's pid at connect), so an attack
+    that needs more connections than one process may hold opens them in children, which
+    hand the sockets back (SCM_RIGHTS) and exit: still one attacker, many peers. Each
+    child writes `first_line` on each of its sockets as it connects it (a hello, so that
+    the connections do not pile up before hello). Stops early when a connect fails (the
+    daemon's backlog is full).
+    """
+    sockets = []
+    while len(sockets) < count:
+        wanted = min(PER_PROCESS, count - len(sockets))
+        parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        pid = os.fork()
+        if pid == 0:  # the child: connect, hand the descriptors over, exit
+            fds = []
+            try:
+                for _ in range(wanted):
+                    s = connect(path, timeout)
+                    try:
+                        s.sendall(first_line)
+                    except OSError:
+                        pass  # turned away at once: the answer is still there to read
+                    fds.append(s.detach())
+            except OSError:
+                pass
+            finally:
+                socket.send_fds(child_end, [len(fds).to_bytes(2, "little")], fds)
+                os._exit(0)
+        child_end.close()
+        _, fds, _, _ = socket.recv_fds(parent_end, 16, wanted)
+        parent_end.close()
+        os.waitpid(pid, 0)
+        for fd in fds:
+            s = socket.socket(fileno=fd)
+            s.settimeout(timeout)
+            sockets.append(s)
+        if len(fds) < wanted:
+            break
+    return sockets
+
+
 class Client:
     """A line-oriented client with a deadline on every read."""
 
-    def __init__(self, path, name=None, hello=True, timeout=5.0):
-        self.sock = connect(path, timeout)
+    def __init__(self, path, name=None, hello=True, timeout=5.0, sock=None):
+        self.sock = sock or connect(path, timeout)
         self.buffer = b""
         if hello:
             reply = self.request({"type": "hello", "version": 1, **({"name": name} if name else {})})
@@ -328,10 +375,11 @@ class Prober(ChildProcess):
 
 
 def percentile(values, p):
+    """Nearest rank, as Benchmarks/fanout/measure.h: the value at rank ceil(p/100 x n)."""
     if not values:
         return float("nan")
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+    return ordered[min(len(ordered), max(1, math.ceil(p / 100 * len(ordered)))) - 1]
 
 
 # ---------------------------------------------------------------- attacks
@@ -352,7 +400,7 @@ def attack_deep_nesting(daemon, _):
 def attack_nesting_flood(daemon, _):
     """Ten clients sending 1 KB lines of depth 511, 100 each: once cubic, 2.3 s a line."""
     line = b"[" * 511 + b"]" * 511 + b"\n"
-    clients = [Client(daemon.socket, hello=False) for _ in range(10)]
+    clients = [Client(None, hello=False, sock=s) for s in connect_many(daemon.socket, 10)]
     for _ in range(100):
         for c in clients:
             c.send_raw(line)
@@ -398,13 +446,10 @@ def attack_huge_ids(daemon, _):
 
 def attack_many_clients(daemon, _):
     """1,000 clients each holding an unfinished 65,000-byte line."""
-    held, refused = [], 0
-    for _ in range(1000):
-        try:
-            s = connect(daemon.socket, timeout=5)
-        except OSError:
-            refused += 1
-            continue
+    held = []
+    connections = connect_many(daemon.socket, 1000)
+    refused = 1000 - len(connections)
+    for s in connections:
         try:
             s.sendall(b'{"type":"hello","version":1,"name":"' + b"x" * 65000)
         except OSError:
@@ -450,15 +495,11 @@ def attack_non_reading_subscribers(count):
         driver = Client(daemon.socket, name="driver")
         expect(driver.request({"type": "create", "navigator": "n", "pages": [{"id": "root"}]}).get("type") == "ok", "create")
         sleepers, turned_away = [], 0
-        for _ in range(count):
-            c = Client(daemon.socket, hello=False)
+        # At the limit the daemon answers too-many-clients and closes at once, maybe
+        # before the hello is written: the answer is still there to read.
+        for s in connect_many(daemon.socket, count, first_line=b'{"type":"hello","version":1}\n'):
+            c = Client(None, hello=False, sock=s)
             c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            try:
-                c.send({"type": "hello", "version": 1})
-            except (BrokenPipeError, ConnectionResetError):
-                # At the limit the daemon answers too-many-clients and closes at once,
-                # maybe before the hello is written: the answer is still there to read.
-                pass
             reply = c.reply()
             if reply.get("code") == "too-many-clients":
                 turned_away += 1
@@ -493,13 +534,12 @@ def attack_non_reading_subscribers(count):
 
 
 def attack_fd_exhaustion(daemon, _):
-    """Soft and hard RLIMIT_NOFILE of 64: more connections than descriptors."""
-    sockets = []
-    for _ in range(200):
-        try:
-            sockets.append(connect(daemon.socket, timeout=1))
-        except OSError:
-            break
+    """Soft and hard RLIMIT_NOFILE of 64: more connections than descriptors.
+
+    Each says hello at once: connections before hello have places of their own, fewer
+    than the descriptors, so only clients can take them all.
+    """
+    sockets = connect_many(daemon.socket, 200, first_line=b'{"type":"hello","version":1}\n', timeout=1)
     time.sleep(1)
     cpu_before, t0 = daemon.cpu_seconds(), time.monotonic()
     time.sleep(3)
@@ -552,8 +592,7 @@ def attack_slow_hello(daemon, _):
     partial = Client(daemon.socket)
     partial.send_raw(b'{"type":"sta')
     time.sleep(LINE_TIMEOUT + 2)
-    s = Client.__new__(Client)
-    s.sock, s.buffer = silent, b""
+    s = Client(None, hello=False, sock=silent)
     expect(s.closed_by_daemon(timeout=2), "a connection that never said hello is still open")
     expect(partial.closed_by_daemon(timeout=2), "a connection with an unfinished line is still open")
     expect(b"line-timeout" in partial.buffer, f"no line-timeout error before the close: {partial.buffer[:200]!r}")
