@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "PopGestureInput",
             dependencies: [
-                "PopGestureCore", "CEvdev", "CMtdev", "CUdev",
+                "PopGestureCore", "PopGestureProtocol", "CEvdev", "CMtdev", "CUdev",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -95,7 +95,8 @@ let package = Package(
         .target(
             name: "PopGestureDaemon",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureServer", "PopGestureSystem", "CSystemd", "CLinux",
+                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureServer", "PopGestureSystem",
+                "CSystemd", "CLinux",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -153,7 +154,9 @@ let package = Package(
 
         .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore", "PopGestureProtocol", "PopGestureSynthesis"]),
         .testTarget(name: "PopGestureProtocolTests", dependencies: ["PopGestureProtocol"]),
-        .testTarget(name: "PopGestureInputTests", dependencies: ["PopGestureInput", "PopGestureCore", "PopGestureSynthesis", "CEvdev"]),
+        .testTarget(
+            name: "PopGestureInputTests",
+            dependencies: ["PopGestureInput", "PopGestureCore", "PopGestureProtocol", "PopGestureSynthesis", "CEvdev"]),
         .testTarget(
             name: "ReplayTests",
             dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureRecording", "PopGestureSynthesis", "popgestured",

@@ -1,6 +1,10 @@
+import PopGestureProtocol
+
 /// Why a configuration was refused. The description names where: the file and
 /// line, or the command line, and the key, e.g.
 /// `/etc/popgestured/popgestured.conf:7: commit-progress: expected a number between 0 and 1, got "lots"`.
+/// What the file or the command line said is quoted with ``quoted(_:limit:)``: at most
+/// 64 bytes, escaped, so that a 65,000-byte key or a NUL makes a short line of the log.
 public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Stable codes, so that new ones do not break callers.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -46,7 +50,8 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
 
     public var code: Code
     public var origin: Origin
-    /// The key concerned, when there is one.
+    /// The key concerned, when there is one, as written: an unknown key or an app id
+    /// may be anything the file held. ``description`` shows it with ``quotedIfNeeded(_:limit:)``.
     public var key: String?
     public var message: String
 
@@ -76,7 +81,8 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         }
         if let key {
             // On the command line, the flag as typed: `--edge-width`, not the file's `edge-width-mm`.
-            text += origin == .commandLine ? "--\(Configuration.Key(rawValue: key)?.flag ?? key): " : "\(key): "
+            let shown = quotedIfNeeded(key)
+            text += origin == .commandLine ? "--\(Configuration.Key(rawValue: key)?.flag ?? shown): " : "\(shown): "
         }
         return text + message
     }

@@ -1,5 +1,6 @@
-import SystemPackage
 import PopGestureCore
+import PopGestureProtocol
+import SystemPackage
 
 /// The text of a configuration file: one `key = value` per line, then optionally
 /// the one section, `[back-input]`, whose lines are `app-id = input`.
@@ -68,7 +69,7 @@ public struct ConfigurationFile: Sendable, Hashable {
                 let name = String(line.dropFirst().prefix { $0 != "]" }.trimmed)
                 guard line.last == "]", let found = Section(rawValue: name) else {
                     let known = Section.allCases.map { "[\($0.rawValue)]" }.joined(separator: ", ")
-                    throw error(.unknownSection, key: nil, "unknown section \"\(line)\"; the only one is \(known)")
+                    throw error(.unknownSection, key: nil, "unknown section \(quoted(line)); the only one is \(known)")
                 }
                 if let first = sectionLine[found] {
                     throw error(.duplicateSection, key: nil, "section [\(name)] again; first on line \(first)")
@@ -80,11 +81,11 @@ public struct ConfigurationFile: Sendable, Hashable {
             }
             guard let equals = line.firstIndex(of: "=") else {
                 let word = line.prefix { !$0.isWhitespace }
-                throw error(.notKeyValue, key: String(word), "expected \"key = value\", got \"\(line)\"")
+                throw error(.notKeyValue, key: String(word), "expected \"key = value\", got \(quoted(line))")
             }
             let name = String(line[..<equals].trimmed)
             guard !name.isEmpty else {
-                throw error(.notKeyValue, key: nil, "expected \"key = value\", got \"\(line)\"")
+                throw error(.notKeyValue, key: nil, "expected \"key = value\", got \(quoted(line))")
             }
             let value = String(line[line.index(after: equals)...].trimmed)
             if let section {
@@ -120,7 +121,7 @@ public struct ConfigurationFile: Sendable, Hashable {
             return "an app id has at most \(maximumAppIDBytes) bytes; this one has \(name.utf8.count)"
         }
         if name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.isWhitespace }) {
-            return "an app id has no spaces or control characters, got \"\(name)\""
+            return "an app id has no spaces or control characters, got \(quoted(name))"
         }
         return nil
     }

@@ -1,6 +1,7 @@
 import Logging
 import PopGestureCore
 import PopGestureInput
+import PopGestureProtocol
 import PopGestureSystem
 
 extension Configuration {
@@ -80,7 +81,7 @@ extension Configuration {
                 // A trailing comment is the likeliest reason for a puzzling value.
                 var hint = text.contains("#") ? " (comments must be on a line of their own)" : ""
                 if let reason = explain?(text) { hint = ": " + reason + hint }
-                throw Configuration.ValueError(message: "expected \(expected), got \"\(text)\"\(hint)")
+                throw Configuration.ValueError(message: "expected \(expected), got \(quoted(text))\(hint)")
             }
         }
 

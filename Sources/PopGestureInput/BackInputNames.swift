@@ -1,5 +1,6 @@
 import CEvdev
 import PopGestureCore
+import PopGestureProtocol
 
 /// Why a back input's text was refused; the message names the token.
 public struct BackInputNameError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -76,22 +77,22 @@ public enum BackInputNames {
         guard tokens.count <= BackInput.maximumCodes else {
             throw BackInputNameError(
                 .tooManyNames,
-                "a back input has at most \(BackInput.maximumCodes) keys; \"\(whole)\" has \(tokens.count)")
+                "a back input has at most \(BackInput.maximumCodes) keys; \(quoted(whole)) has \(tokens.count)")
         }
         var codes: [UInt16] = []
         for token in tokens {
             guard !token.isEmpty else {
                 throw BackInputNameError(
                     .emptyToken, token: token,
-                    "expected key names joined by \"+\" (such as alt+left), got \"\(whole)\"")
+                    "expected key names joined by \"+\" (such as alt+left), got \(quoted(whole))")
             }
             guard let code = code(named: token) else {
                 throw BackInputNameError(
                     .unknownName, token: token,
-                    "\"\(token)\" is no key or button name (such as left, back, side or KEY_BACK)")
+                    "\(quoted(token)) is no key or button name (such as left, back, side or KEY_BACK)")
             }
             guard !codes.contains(code) else {
-                throw BackInputNameError(.repeatedName, token: token, "\"\(token)\" names a key already pressed")
+                throw BackInputNameError(.repeatedName, token: token, "\(quoted(token)) names a key already pressed")
             }
             codes.append(code)
         }

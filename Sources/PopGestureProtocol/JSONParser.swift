@@ -217,7 +217,7 @@ private struct Parser {
             let key = try parseString()
             guard keys.insert(key).inserted else {
                 throw JSONError(
-                    .duplicateKey, at: keyOffset, "key \(ProtocolLimits.quoted(key)) appears twice in one object",
+                    .duplicateKey, at: keyOffset, "key \(quoted(key)) appears twice in one object",
                     key: key)
             }
             guard take(ASCII.colon) else { throw unexpected("expected ':' after a key") }

@@ -210,7 +210,7 @@ public enum MessageCodec {
         if let kind = ServerEvent.Kind(rawValue: type) {
             return .event(try event(kind, f))
         }
-        throw ProtocolError(.unknownType, "\"type\" \(ProtocolLimits.quoted(type)) is not a reply or an event")
+        throw ProtocolError(.unknownType, "\"type\" \(quoted(type)) is not a reply or an event")
     }
 
     private static func reply(_ kind: ServerReply.Kind, _ f: Fields) throws(ProtocolError) -> ServerReply {
@@ -271,7 +271,7 @@ public enum MessageCodec {
                     case "input":
                         .input(app: try o.optionalString("app"), input: try o.string("input"))
                     case let other:
-                        throw o.error(.invalidField, "\"lastBack.target\" must be \"navigator\" or \"input\", got \(ProtocolLimits.quoted(other))")
+                        throw o.error(.invalidField, "\"lastBack.target\" must be \"navigator\" or \"input\", got \(quoted(other))")
                     }
                 }))
         }

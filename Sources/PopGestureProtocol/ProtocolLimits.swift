@@ -35,20 +35,7 @@ public enum ProtocolLimits {
     public static let maximumOfferedVersions = 16
 
     /// Client text quoted in an error message (a duplicated key, an unknown type) is cut
-    /// to 64 bytes of UTF-8, so that an error reply stays small whatever the line held.
+    /// to 64 bytes of UTF-8, escapes included, so that an error reply stays small and
+    /// one line whatever the line held: ``quoted(_:limit:)``, whose default this is.
     public static let maximumQuotedBytes = 64
-
-    /// `text` in double quotes for an error message, cut to `maximumQuotedBytes` at a
-    /// character boundary, with `…` when cut.
-    public static func quoted(_ text: String) -> String {
-        guard text.utf8.count > maximumQuotedBytes else { return "\"\(text)\"" }
-        var excerpt = ""
-        var bytes = 0
-        for scalar in text.unicodeScalars {
-            bytes += UTF8.width(scalar)
-            if bytes > maximumQuotedBytes { break }
-            excerpt.unicodeScalars.append(scalar)
-        }
-        return "\"\(excerpt)…\""
-    }
 }

@@ -54,7 +54,7 @@ public enum RequestCodec {
         case .duplicateKey:
             ProtocolError(
                 .duplicateKey,
-                "key \(ProtocolLimits.quoted(error.key ?? "")) appears twice in one object (byte \(error.offset))")
+                "key \(quoted(error.key ?? "")) appears twice in one object (byte \(error.offset))")
         default:
             ProtocolError(.malformedJSON, "the line is not valid JSON: \(error)")
         }
@@ -78,7 +78,7 @@ public enum RequestCodec {
         guard let kind = ClientRequest.Kind(rawValue: type) else {
             let known = ClientRequest.Kind.allCases.map(\.rawValue).joined(separator: ", ")
             throw ProtocolError(
-                .unknownType, "\"type\" \(ProtocolLimits.quoted(type)) is not a request; known: \(known)",
+                .unknownType, "\"type\" \(quoted(type)) is not a request; known: \(known)",
                 request: f.request, id: f.id)
         }
         switch kind {
@@ -88,7 +88,7 @@ public enum RequestCodec {
             let app = try f.app()
             let role = try f.optionalString("role").map { (text) throws(ProtocolError) in
                 guard let role = ClientRequest.Role(rawValue: text) else {
-                    throw f.error(.invalidField, "\"role\" must be \"app\" or \"shell\", got \(ProtocolLimits.quoted(text))")
+                    throw f.error(.invalidField, "\"role\" must be \"app\" or \"shell\", got \(quoted(text))")
                 }
                 return role
             }

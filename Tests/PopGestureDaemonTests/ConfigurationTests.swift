@@ -237,6 +237,59 @@ private let everyKey = """
     }
 }
 
+/// What the file says is quoted short and escaped in an error (`quoted(_:limit:)`): a
+/// 65,000-byte line or a NUL cannot make a long or broken log line.
+@Suite struct ConfigurationErrorBoundsTests {
+    static let long = String(repeating: "x", count: 65_000)
+    static let excerpt = "\"" + String(repeating: "x", count: 64) + "…\" (65000 bytes)"
+
+    @Test("a 65,000-byte key in a real file: a message under 200 bytes; the error keeps the key")
+    func aLongKeyInARealFile() throws {
+        let file = try TemporaryFile("mode = edge\n\(Self.long) = 1\n")
+        defer { file.remove() }
+        let error = #expect(throws: ConfigurationError.self) { try Configuration.load(file: file.path) }
+        #expect(error?.code == .unknownKey)
+        #expect(error?.key == Self.long)
+        #expect(error?.description == "\(file.path):2: \(Self.excerpt): unknown key")
+        #expect((error?.description.utf8.count ?? .max) < 200)
+    }
+
+    @Test("a NUL and other control characters are escaped, in a value and in a key")
+    func controlCharactersAreEscaped() throws {
+        let file = try TemporaryFile(bytes: Array("mode = ed\u{0}ge\n".utf8))
+        defer { file.remove() }
+        let error = #expect(throws: ConfigurationError.self) { try Configuration.load(file: file.path) }
+        #expect(error?.description == #"\#(file.path):1: mode: expected fullscreen or edge, got "ed\u{0}ge""#)
+        let key = #expect(throws: ConfigurationError.self) { try Configuration.parse("mo\u{1B}[2Jde = edge", path: path) }
+        #expect(key?.description == #"\#(path):1: "mo\u{1b}[2Jde": unknown key"#)
+        let input = #expect(throws: ConfigurationError.self) { try Configuration.parse("back-input = alt+\u{7}", path: path) }
+        #expect(input?.message.hasSuffix(#"got "alt+\u{7}": "\u{7}" is no key or button name (such as left, back, side or KEY_BACK)"#) == true)
+    }
+
+    @Test(arguments: [
+        ("mode = \(long)", ConfigurationError.Code.invalidValue),
+        ("\(long)", .notKeyValue),
+        ("[\(long)]", .unknownSection),
+        ("[back-input]\n\(long) = side", .invalidAppID),
+        ("[back-input]\nfire\u{0}fox = side", .invalidAppID),
+        ("back-input = \(long)", .invalidValue),
+    ])
+    func everyErrorIsShort(text: String, code: ConfigurationError.Code) {
+        let error = #expect(throws: ConfigurationError.self) { try Configuration.parse(text, path: path) }
+        #expect(error?.code == code)
+        let description = error?.description ?? ""
+        // At most two quotes of 64 bytes each, and words around them.
+        #expect(description.utf8.count < 300, "\(description.utf8.count) bytes")
+        #expect(!description.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(description)")
+    }
+
+    @Test("a quoted value is the same on the command line")
+    func commandLine() {
+        let error = #expect(throws: ConfigurationError.self) { try Configuration(overrides: [.commitProgress: Self.long]) }
+        #expect(error?.description == "command line: --commit-progress: expected a number between 0 and 1, got \(Self.excerpt)")
+    }
+}
+
 @Suite struct ConfigurationOverrideTests {
     @Test func overridesBeatTheFile() throws {
         let file = try TemporaryFile("commit-progress = 0.5\nmode = edge\nrotation = 90\n")

@@ -173,7 +173,7 @@ import Testing
         var tracker = SwayFocusTracker()
         #expect(try tracker.handle(Self.message(.shutdownEvent, #"{"change":"exit"}"#)) == .shutdown)
         #expect(try tracker.handle(Self.message(.subscribe, #"{"success":true}"#)) == .nothing)
-        #expect(throws: SwayIPCError(.unexpected, #"sway refused the subscription to window and workspace events: "{"success":false}""#)) {
+        #expect(throws: SwayIPCError(.unexpected, #"sway refused the subscription to window and workspace events: "{\"success\":false}""#)) {
             try tracker.handle(Self.message(.subscribe, #"{"success":false}"#))
         }
         #expect(throws: SwayIPCError.self) { try tracker.handle(Self.message(.getTree, "[]")) }

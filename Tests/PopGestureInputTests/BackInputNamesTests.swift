@@ -1,6 +1,7 @@
 import CEvdev
 import PopGestureCore
 @testable import PopGestureInput
+import PopGestureProtocol
 import Testing
 
 /// Real libevdev name tables; no device needed.
@@ -70,7 +71,7 @@ import Testing
         let error = #expect(throws: BackInputNameError.self) { try BackInputNames.parse(text) }
         #expect(error?.code == code)
         #expect(error?.token == token)
-        if !token.isEmpty { #expect(error?.message.contains("\"\(token)\"") == true) }
+        if !token.isEmpty { #expect(error?.message.contains(quoted(token)) == true, "\(error?.message ?? "")") }
     }
 
     @Test func atMostFourKeys() throws {

@@ -83,12 +83,4 @@ struct JSONValueTests {
         #expect(JSONValue.null["a"] == nil)
         #expect(JSONValue.array([]).kind == "an array")
     }
-
-    @Test("quoting client text in a message cuts it at 64 bytes, on a character boundary")
-    func quotedExcerpt() {
-        #expect(ProtocolLimits.quoted("fly") == #""fly""#)
-        let long = String(repeating: "é", count: 100)  // 2 bytes each
-        let quoted = ProtocolLimits.quoted(long)
-        #expect(quoted == "\"" + String(repeating: "é", count: 32) + "…\"")
-    }
 }

@@ -44,9 +44,12 @@ struct FocusedWindow: Equatable, CustomStringConvertible {
         self.pid = pid.flatMap { (1...Int64(Int32.max)).contains($0) ? $0 : nil }
     }
 
+    /// `app firefox, pid 4321`. The app id is the window system's: one with a control
+    /// character or a quote is shown quoted and escaped (`app "fire\u{7}fox"`).
     var description: String {
         if self == .none { return "no window" }
-        return "app \(app ?? "unknown"), pid \(pid.map(String.init) ?? "unknown")"
+        let shownApp = app.map { quotedIfNeeded($0, limit: ProtocolLimits.maximumIdentifierBytes) } ?? "unknown"
+        return "app \(shownApp), pid \(pid.map(String.init) ?? "unknown")"
     }
 }
 

@@ -37,7 +37,7 @@ struct SwayFocusTracker {
         switch SwayIPC.MessageType(rawValue: message.type) {
         case .subscribe:
             guard payload["success"]?.bool == true else {
-                throw SwayIPCError(.unexpected, "sway refused the subscription to window and workspace events: \(ProtocolLimits.quoted(payload.text))")
+                throw SwayIPCError(.unexpected, "sway refused the subscription to window and workspace events: \(quoted(payload.text))")
             }
             return .nothing
         case .getTree:
