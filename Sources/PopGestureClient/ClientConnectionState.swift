@@ -309,7 +309,7 @@ public struct ClientConnectionState: Sendable {
             let restore: [Action] = lines.isEmpty ? [] : [.send(lines)]
             // Told after the re-creations are out, so what the app sends then comes after them.
             return restore + releaseWaiting() + [.deliver(.connected(version: version, client: client))]
-        case .error(let error) where error.code == .tooManyClients || error.code == .overloaded:
+        case .error(let error) where error.code == .tooManyClients:
             // Sent on connecting, then the daemon closes: it may have room later.
             return drop("popgestured is busy: \(error)", now: now)
         case .error(let error) where error.code == .unsupportedVersion:

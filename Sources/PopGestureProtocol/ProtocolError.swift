@@ -51,8 +51,10 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let lineTimeout = Code(rawValue: "line-timeout")
         /// The peer may not use this socket (see "Who may connect"); the connection is closed.
         public static let notPermitted = Code(rawValue: "not-permitted")
-        /// The engine is behind: its queue of requests is full (the daemon's bound on
-        /// requests waiting for the engine). The request changed nothing; try it again later.
+        /// Reserved: the daemon answers each request in the round that reads it and no
+        /// longer sends this (it once meant a full queue of requests for the engine). Kept
+        /// so that code comparing it still builds; a client that gets it treats it as any
+        /// other error.
         public static let overloaded = Code(rawValue: "overloaded")
 
         // Focus (docs/PROTOCOL.md, "Focus").

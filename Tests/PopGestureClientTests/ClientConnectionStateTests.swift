@@ -134,6 +134,14 @@ import Testing
         #expect(tooMany.first == .closeConnection)
         #expect(tooMany.last == .reconnect(at: t0 + .milliseconds(100)))
 
+        // `overloaded` is no longer sent; should it come, it is an error like any other.
+        var overloaded = ClientConnectionState(app: nil, name: nil)
+        _ = overloaded.start()
+        _ = overloaded.connected(now: t0)
+        let behind = overloaded.received(
+            Self.line(.error(ProtocolError(.overloaded, "try again later")), id: nil), now: t0)
+        #expect(behind.last == .giveUp(reason: "popgestured refused hello: overloaded: try again later"))
+
         var old = ClientConnectionState(app: nil, name: nil)
         _ = old.start()
         let waiting = try old.request(.status).id

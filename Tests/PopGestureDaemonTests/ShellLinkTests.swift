@@ -103,52 +103,24 @@ import PopGestureProtocol
         #expect(ready.received(#"{"type":"back","navigator":"n","from":"a","to":"b","time":1}"#).isEmpty, "events are not for a bridge")
     }
 
-    static func refusal(_ code: ProtocolError.Code, of action: ShellLink.Action) throws -> String {
-        let id = try request(action).id
-        return MessageCodec.encode(.error(ProtocolError(code, "256 requests wait for the engine", request: "focused-window", id: id)), id: id)
-    }
-
-    @Test("a refused focused-window (overloaded) is not sent: it goes again after 0.5 s, then 1 s…, until the daemon takes it")
-    func refusedWindowIsResent() throws {
+    @Test("an error reply to focused-window (overloaded included) is logged like any other: nothing is sent again")
+    func refusedWindowIsNotResent() throws {
         var link = try Self.ready()
         let first = link.focused(Self.one)
-        let refused = link.received(try Self.refusal(.overloaded, of: first.last!))
-        #expect(refused == [
-            .log("popgestured refused focused-window (app one, pid 100): overloaded: 256 requests wait for the engine; sending it again"),
-            .resend(after: .milliseconds(500)),
-        ])
-        #expect(link.state == .ready(sent: nil), "the daemon does not have it")
-
-        let second = link.resendDue()
-        #expect(try Self.sends(second) == [.focusedWindow(app: "one", pid: 100)])
-        #expect(try Self.request(second[0]).id != Self.request(first.last!).id)
-        #expect(link.received(try Self.refusal(.overloaded, of: second[0])) == [.resend(after: .seconds(1))],
-                "the wait doubles; the same refusal is not logged again")
-
-        let third = link.resendDue()
-        let id = try Self.request(third[0]).id
-        #expect(link.received(MessageCodec.encode(.ok(request: "focused-window"), id: id))
-                    == [.log("popgestured took the focused window")])
+        let id = try Self.request(first.last!).id
+        let refused = MessageCodec.encode(
+            .error(ProtocolError(.overloaded, "try again later", request: "focused-window", id: id)), id: id)
+        #expect(link.received(refused) == [.log("popgestured refused a request: overloaded: try again later")])
         #expect(link.state == .ready(sent: Self.one))
-        #expect(link.resendDelay == ShellLink.initialRetryDelay)
-        #expect(link.resendDue().isEmpty, "a late wake-up sends nothing that went out")
+        #expect(try Self.sends(link.focused(Self.one)).isEmpty, "the same window is not sent again")
+        #expect(try Self.sends(link.focused(Self.two)) == [.focusedWindow(app: "two", pid: 200)], "a change goes at once")
     }
 
-    @Test("after a refusal, a new window goes at once; a refusal of a superseded window is only logged")
-    func refusalsAndNewerWindows() throws {
-        var link = try Self.ready()
-        let first = link.focused(Self.one)
-        _ = link.received(try Self.refusal(.overloaded, of: first.last!))
-        let two = link.focused(Self.two)
-        #expect(try Self.sends(two) == [.focusedWindow(app: "two", pid: 200)], "not held back by the wait")
-        #expect(link.resendDue().isEmpty)
-        _ = link.received(MessageCodec.encode(.ok(request: "focused-window"), id: try Self.request(two.last!).id))
-
-        let three = link.focused(Self.one)
-        let four = link.focused(.none)
-        let stale = link.received(try Self.refusal(.overloaded, of: three.last!))
-        #expect(stale == [.log("popgestured refused a request: overloaded: 256 requests wait for the engine")])
-        #expect(link.state == .ready(sent: FocusedWindow.none), "the newer window stands")
-        #expect(link.received(try Self.refusal(.overloaded, of: four.last!)).contains(.resend(after: .milliseconds(500))))
+    @Test("an app id with a control character is shown escaped in the bridge's lines")
+    func focusLineEscapesTheAppID() {
+        var link = ShellLink(name: "b")
+        let odd = FocusedWindow(app: "fire\u{1B}[2Jfox", pid: 7)
+        #expect(link.focused(odd) == [.verbose(#"focus: app "fire\u{1b}[2Jfox", pid 7 (popgestured not connected)"#)])
+        #expect(FocusedWindow(app: "firefox", pid: nil).description == "app firefox, pid unknown")
     }
 }

@@ -990,12 +990,6 @@ static void deliver_reply(pg_client *c, struct request *r, json_object *msg, con
 {
     bool ok = strcmp(type, "error") != 0;
     const char *code = ok ? NULL : get_string(msg, "code");
-    if (!ok && r->internal && code && strcmp(code, "overloaded") == 0) {
-        /* The replay met a busy daemon: nothing is lost by trying it all again. */
-        mark_broken(c, "popgestured was overloaded while the navigators were re-created; reconnecting");
-        free(r);
-        return;
-    }
     json_object *req = json_tokener_parse(r->line);
     if (ok)
         apply(c, r, req);

@@ -138,7 +138,7 @@ typedef struct pg_navigator_settings {
  *                 re-creates your navigators after a reconnect; if one of those
  *                 fails, `navigator` names it and the library forgets that
  *                 navigator), or the daemon sent an error for the connection
- *                 (too-many-clients, not-permitted, overloaded, line-timeout),
+ *                 (too-many-clients, not-permitted, line-timeout),
  *                 which usually precedes its closing the connection.
  *   request_type  the request's type as the protocol names it ("push", "status"),
  *                 or NULL when unknown.

@@ -3,7 +3,7 @@ import PopGestureClient
 import SystemPackage
 
 /// The I/O of a bridge: one `poll` over the window system, the daemon's socket and the
-/// stop signals, with a timeout for the next connect or resend; what to do is `ShellLink`'s.
+/// stop signals, with a timeout for the next connect; what to do is `ShellLink`'s.
 struct BridgeLoop<Source: FocusSource> {
     var source: Source
     var link: ShellLink
@@ -13,8 +13,6 @@ struct BridgeLoop<Source: FocusSource> {
     private var connection: Connection?
     /// When to connect next; nil while connected. The first connect is at once.
     private var connectAt: ContinuousClock.Instant? = .now
-    /// When to send a refused window again (`ShellLink.Action.resend`); nil when none is due.
-    private var resendAt: ContinuousClock.Instant?
 
     init(source: Source, link: ShellLink, socketPath: String, verbose: Bool, signals: StopSignals?) {
         self.source = source
@@ -33,10 +31,6 @@ struct BridgeLoop<Source: FocusSource> {
             if connection == nil, let connectAt, connectAt <= .now {
                 try connect()
             }
-            if connection != nil, let resendAt, resendAt <= .now {
-                self.resendAt = nil
-                try perform(link.resendDue())
-            }
 
             var fds = [pollfd(fd: source.descriptor.rawValue, events: Int16(POLLIN), revents: 0)]
             let signalIndex = fds.count
@@ -44,8 +38,7 @@ struct BridgeLoop<Source: FocusSource> {
             let daemonIndex = fds.count
             if let connection { fds.append(pollfd(fd: connection.socket.rawValue, events: Int16(POLLIN), revents: 0)) }
 
-            let wakeAt = connection == nil ? connectAt : resendAt
-            var timeout = wakeAt.map(pollTimeout(until:)) ?? -1
+            var timeout = connectAt.map(pollTimeout(until:)) ?? -1  // nil while connected
             if source.hasBufferedEvents { timeout = 0 }
             if poll(&fds, nfds_t(fds.count), timeout) < 0 {
                 if errno == EINTR { continue }  // the signal's byte is in the pipe; the next poll sees it
@@ -109,9 +102,6 @@ struct BridgeLoop<Source: FocusSource> {
             case .retry(let delay):
                 connection = nil
                 connectAt = .now + delay
-                resendAt = nil  // the next hello sends the window anyway
-            case .resend(let delay):
-                resendAt = .now + delay
             case .log(let line):
                 standardError("\(link.name): \(line)")
             case .verbose(let line):

@@ -3,9 +3,9 @@ import PopGestureProtocol
 /// A bridge's side of its connection to popgestured, as a state machine without I/O
 /// or clock (`BridgeLoop` does both): say hello as the shell, then send the focused
 /// window whenever it changes; when the daemon goes away, connect again after a
-/// backoff and send the current window right after the new hello. A window the daemon
-/// refuses (`overloaded`: its engine is behind) counts as not sent, and goes again after
-/// a wait.
+/// backoff and send the current window right after the new hello. The daemon answers
+/// each request at once; an error reply (to a `focused-window` or anything else) is
+/// logged, and nothing is sent again for it.
 ///
 ///     disconnected ──connected──▶ greeting ──hello reply──▶ ready
 ///          ▲                          │                       │
@@ -16,7 +16,7 @@ struct ShellLink {
         case disconnected
         /// Hello sent as the shell; its reply is awaited before any window is sent.
         case greeting
-        /// The shell. `sent`: the window last sent on this connection and not refused.
+        /// The shell. `sent`: the window last sent on this connection.
         case ready(sent: FocusedWindow?)
     }
 
@@ -26,9 +26,6 @@ struct ShellLink {
         case send(String)
         /// Close the connection, if any, and connect again after this long.
         case retry(after: Duration)
-        /// Call `resendDue()` after this long, unless the connection ends first: the daemon
-        /// refused the window last sent.
-        case resend(after: Duration)
         /// A line for stderr, always: a problem, or the end of one.
         case log(String)
         /// A line for stderr with --verbose only.
@@ -51,12 +48,6 @@ struct ShellLink {
     private(set) var window: FocusedWindow?
     /// How long the next `.retry` waits.
     private(set) var retryDelay = initialRetryDelay
-    /// How long the next `.resend` waits: 0.5 s (`initialRetryDelay`) after an accepted
-    /// window, doubling at each refusal in a row up to 5 s (`maximumRetryDelay`), so a
-    /// daemon that keeps refusing gets at most one try every 5 s, never a busy loop.
-    private(set) var resendDelay = initialRetryDelay
-    /// The id of the `focused-window` last sent, until its reply.
-    private var windowRequestID: Int64?
     private var nextID: Int64 = 1
     private var helloID: Int64?
     /// A problem reported on stderr and not yet over: its repeats are not logged again.
@@ -67,7 +58,6 @@ struct ShellLink {
     /// The connection is made: say hello as the shell.
     mutating func connected() -> [Action] {
         state = .greeting
-        windowRequestID = nil
         let id = takeID()
         helloID = id
         return [.send(encode(.hello(versions: ProtocolVersion.supported, name: name, role: .shell), id: id))]
@@ -96,7 +86,6 @@ struct ShellLink {
         case .hello where answersHello && state == .greeting:
             state = .ready(sent: nil)
             retryDelay = Self.initialRetryDelay
-            resendDelay = Self.initialRetryDelay
             // After a logged problem, the journal says that it is over.
             let note = "connected to popgestured as the shell"
             defer { outage = nil }
@@ -107,21 +96,6 @@ struct ShellLink {
                 return report("popgestured has another shell (\(error.summary)); trying again until it leaves") + [retry()]
             }
             return [.fail("popgestured refused the shell's hello: \(error.summary)")]
-        case .ok where id != nil && id == windowRequestID.map(RequestID.integer):
-            windowRequestID = nil
-            resendDelay = Self.initialRetryDelay
-            guard outage != nil else { return [] }
-            outage = nil
-            return [.log("popgestured took the focused window")]
-        case .error(let error) where id != nil && id == windowRequestID.map(RequestID.integer):
-            // The daemon holds the window before this one: this one is not sent. Only the
-            // last request matters; a refused older one was superseded by it.
-            windowRequestID = nil
-            state = .ready(sent: nil)
-            defer { resendDelay = min(resendDelay * 2, Self.maximumRetryDelay) }
-            let shown = window.map(String.init(describing:)) ?? "no window"
-            return report("popgestured refused focused-window (\(shown)): \(error.summary); sending it again")
-                + [.resend(after: resendDelay)]
         case .error(let error):
             return [.log("popgestured refused a request: \(error.summary)")]
         default:
@@ -137,18 +111,11 @@ struct ShellLink {
         return [.verbose("focus: \(window)" + (connected ? "" : " (popgestured not connected)"))] + sendWindow()
     }
 
-    /// The wait of a `.resend` is over: send the current window, unless it went out since.
-    mutating func resendDue() -> [Action] {
-        sendWindow()
-    }
-
     /// `focused-window` with the current window, when ready and it is not what was sent last.
     private mutating func sendWindow() -> [Action] {
         guard case .ready(let sent) = state, let window, window != sent else { return [] }
         state = .ready(sent: window)
-        let id = takeID()
-        windowRequestID = id
-        return [.send(encode(.focusedWindow(app: window.app, pid: window.pid), id: id))]
+        return [.send(encode(.focusedWindow(app: window.app, pid: window.pid), id: takeID()))]
     }
 
     /// A problem logged the first time it happens in a row, so a long outage is one line.

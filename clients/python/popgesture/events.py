@@ -182,12 +182,12 @@ class FocusChanged(Event):
 class Error(Event):
     """An ``error`` line that answers none of this client's requests.
 
-    The daemon sends these on its own (``too-many-clients``, ``not-permitted``,
-    ``overloaded`` or ``line-timeout`` before closing), and the library turns the
-    failure of a request it made by itself (re-creating a navigator after a
-    reconnect, whose id another client took meanwhile: ``navigator-exists``) into
-    one too. A failed request of yours never comes as an event: it reaches you the
-    way the request was made (an exception, a failed future, an error callback).
+    The daemon sends these on its own (``too-many-clients``, ``not-permitted`` or
+    ``line-timeout`` before closing), and the library turns the failure of a
+    request it made by itself (re-creating a navigator after a reconnect, whose id
+    another client took meanwhile: ``navigator-exists``) into one too. A failed
+    request of yours never comes as an event: it reaches you the way the request
+    was made (an exception, a failed future, an error callback).
     """
 
     type: str = _typed("error")
