@@ -1,7 +1,8 @@
 # Helpers for the system VM's scenarios (sourced; bash). The scenario runs as root in
 # the booted Debian with systemd as PID 1; $WORK is its folder on the host's share,
 # $REPO the repository (read-only), $TIER this folder, $DEB the package's path in
-# the repository.
+# the repository, $SCENARIO its name, $SYSTEMVM_BOOT 1, or after reboot_vm the
+# number of the boot it runs in.
 set -euo pipefail
 
 SOCK=/run/popgestured/popgestured.sock
@@ -16,6 +17,21 @@ fail() { echo "FAIL: $*"; exit 1; }
 show() {
     echo "[$(stamp)] \$ $*"
     "$@" 2>&1 | sed 's/^/      /' || true
+}
+
+# reboot_vm: reboots the VM and runs this scenario again from the top at the next
+# boot, with SYSTEMVM_BOOT one higher (guest.sh). What it did before stays on the
+# VM's disk; its log goes on. The host allows one boot more per reboot_vm.
+reboot_vm() {
+    mkdir -p /var/lib/systemvm
+    printf 'RESUME_SCENARIO=%q\nRESUME_BOOT=%q\nRESUME_T0=%q\n' \
+        "$SCENARIO" "$(( SYSTEMVM_BOOT + 1 ))" "$SCENARIO_T0" >/var/lib/systemvm/resume
+    sync
+    echo "$SCENARIO $(( SYSTEMVM_BOOT + 1 ))" >>"$OUT/reboots"
+    log "rebooting (boot $(( SYSTEMVM_BOOT + 1 )) of $SCENARIO comes next)"
+    systemctl reboot
+    # systemd stops this scenario on the way down.
+    exec sleep infinity
 }
 
 cleanup() {
