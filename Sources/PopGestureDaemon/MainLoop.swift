@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import PopGestureCore
 import PopGestureInput
+import PopGestureProtocol
 import PopGestureServer
 
 /// What the input thread hands what it reads to, and serves beside the devices: the
@@ -486,7 +487,7 @@ private final class InputLoop: @unchecked Sendable {
             if let matrix = CalibrationMatrix(udevProperty: text) {
                 calibration = matrix
             } else {
-                logger.warning("\(info.devnode): ignoring LIBINPUT_CALIBRATION_MATRIX \"\(text)\": expected six numbers")
+                logger.warning("\(info.devnode): ignoring LIBINPUT_CALIBRATION_MATRIX \(quoted(text)): expected six numbers")
             }
         }
         guard let deviceConfiguration = configuration.deviceConfiguration(
@@ -495,14 +496,14 @@ private final class InputLoop: @unchecked Sendable {
             let why = info.kind == .touchpad
                 ? "touchpads = off"
                 : "screen = \(configuration.screen.text), and its WL_OUTPUT is \(info.output ?? "unset")"
-            logger.info("\(info.devnode) \"\(info.name)\": \(info.kind.rawValue) left alone (\(why))")
+            logger.info("\(info.devnode) \(quoted(info.name)): \(info.kind.rawValue) left alone (\(why))")
             return
         }
         let device: EvdevDevice
         do {
             device = try EvdevDevice(path: info.devnode)
         } catch {
-            logger.warning("\(info.devnode) \"\(info.name)\": cannot use it: \(error.message)")
+            logger.warning("\(info.devnode) \(quoted(info.name)): cannot use it: \(error.message)")
             return
         }
         var description = device.description
@@ -510,7 +511,7 @@ private final class InputLoop: @unchecked Sendable {
         do {
             try description.validate()  // EngineFeed checks too; refusing here also closes the fd
         } catch {
-            logger.warning("\(info.devnode) \"\(info.name)\": refused: \(error.message)")
+            logger.warning("\(info.devnode) \(quoted(info.name)): refused: \(error.message)")
             return
         }
         let key = nextKey
@@ -521,29 +522,29 @@ private final class InputLoop: @unchecked Sendable {
                 configuration: deviceConfiguration, stateAtOpen: device.stateAtOpen)
         } catch {
             // It never reached the engine, so the engine is not told of its removal; deinit closes the fd.
-            logger.warning("\(info.devnode) \"\(info.name)\": not used: \(error.message)")
+            logger.warning("\(info.devnode) \(quoted(info.name)): not used: \(error.message)")
             return
         }
         let grab = info.kind == .touchscreen && configuration.grab == .on ? makeGrab(device, info: info) : nil
         devices.append(OpenDevice(key: key, info: info, device: device, grab: grab))
-        logger.info("\(info.devnode) \"\(description.name)\": using it as a \(info.kind.rawValue) (device \(key))")
+        logger.info("\(info.devnode) \(quoted(description.name)): using it as a \(info.kind.rawValue) (device \(key))")
     }
 
     /// Grab mode's clone of a touchscreen just opened; nil, logged, when grab mode
     /// cannot take it. The grab itself waits for udev to announce the clone.
     private func makeGrab(_ device: EvdevDevice, info: InputDeviceInfo) -> TouchGrab? {
         guard TouchGrab.supports(device.description) else {
-            logger.warning("\(info.devnode) \"\(info.name)\": grab mode takes protocol B touchscreens only; read without a grab")
+            logger.warning("\(info.devnode) \(quoted(info.name)): grab mode takes protocol B touchscreens only; read without a grab")
             return nil
         }
         do throws(InputError) {
             if grabTimer == nil { grabTimer = try DeadlineTimer() }
             let grab = try TouchGrab(device: device, now: DeadlineTimer.now(), logger: logger)
             defer { armGrabTimer() }  // for its wait for udev, should udev never say
-            logger.info("\(info.devnode) \"\(info.name)\": cloned as \(grab.clone.devnode ?? grab.clone.name) for grab mode")
+            logger.info("\(info.devnode) \(quoted(info.name)): cloned as \(grab.clone.devnode ?? grab.clone.name) for grab mode")
             return grab
         } catch {
-            logger.error("\(info.devnode) \"\(info.name)\": no grab mode: \(error.message)")
+            logger.error("\(info.devnode) \(quoted(info.name)): no grab mode: \(error.message)")
             return nil
         }
     }
@@ -551,7 +552,7 @@ private final class InputLoop: @unchecked Sendable {
     private func remove(at index: Int, reason: String) {
         let open = devices.remove(at: index)
         open.grab?.release(open.device, at: DeadlineTimer.now())
-        logger.info("\(open.info.devnode) \"\(open.info.name)\": dropped (\(reason))")
+        logger.info("\(open.info.devnode) \(quoted(open.info.name)): dropped (\(reason))")
         sink.deviceRemoved(key: open.key)
     }
 }
