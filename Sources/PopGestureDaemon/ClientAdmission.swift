@@ -15,13 +15,22 @@ public enum ClientsMode: String, Sendable, Hashable, CaseIterable {
     case any
 }
 
-/// The `clients = seat` rule, pure: why this peer may not connect, or nil to admit it.
+/// What a peer asks to do, for the wording of a refusal.
+public enum SeatRole: Sendable {
+    /// Connect at all (`clients = seat`).
+    case client
+    /// Be the shell, whatever `clients` says.
+    case shell
+}
+
+/// The `clients = seat` rule, and the shell's, pure: why this peer may not connect (or
+/// be the shell), or nil to admit it.
 ///
 /// The checks run in order, each cheaper than the next; `activeUIDs` is evaluated
 /// only when the peer is neither root nor the daemon's user, so those two never
 /// cost a look-up.
 public func seatRefusal(
-    of peer: PeerCredentials?, daemonUID: UInt32, activeUIDs: @autoclosure () -> [UInt32]
+    of peer: PeerCredentials?, daemonUID: UInt32, activeUIDs: @autoclosure () -> [UInt32], role: SeatRole = .client
 ) -> String? {
     // Without SO_PEERCRED there is nobody to admit.
     guard let peer else { return "the kernel did not say who is connecting (no SO_PEERCRED)" }
@@ -31,8 +40,13 @@ public func seatRefusal(
     if peer.uid == daemonUID { return nil }
     // The person at the screen, on any seat.
     if activeUIDs().contains(peer.uid) { return nil }
-    return "uid \(peer.uid) may not connect: clients = seat admits root, the daemon's user "
-        + "and the user of a seat's active session"
+    switch role {
+    case .client:
+        return "uid \(peer.uid) may not connect: clients = seat admits root, the daemon's user "
+            + "and the user of a seat's active session"
+    case .shell:
+        return "uid \(peer.uid) is not the user of a seat's active session"
+    }
 }
 
 /// The daemon's ``ConnectionPolicy``: `clients` as configured, changeable by a
@@ -70,7 +84,9 @@ public final class ClientAdmission: Sendable {
     /// which app gets the back, so it must be the person at the screen (their focus
     /// bridge), never another local user that `clients = any` lets in.
     public var shellPolicy: ConnectionPolicy {
-        ConnectionPolicy { [self] peer in seatRefusal(of: peer, daemonUID: daemonUID, activeUIDs: seatUsers().activeUIDs) }
+        ConnectionPolicy { [self] peer in
+            seatRefusal(of: peer, daemonUID: daemonUID, activeUIDs: seatUsers().activeUIDs, role: .shell)
+        }
     }
 
     /// Nil admits the peer; otherwise why it is refused.

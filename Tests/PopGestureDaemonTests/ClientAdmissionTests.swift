@@ -20,6 +20,14 @@ import Testing
         #expect(reason == "uid 65534 may not connect: clients = seat admits root, the daemon's user and the user of a seat's active session")
     }
 
+    @Test func aShellIsRefusedInItsOwnWords() {
+        let reason = seatRefusal(of: Self.peer(65534), daemonUID: Self.daemonUID, activeUIDs: [1000], role: .shell)
+        #expect(reason == "uid 65534 is not the user of a seat's active session")
+        let admission = ClientAdmission(mode: .any, daemonUID: Self.daemonUID) { SeatUsers(seats: ["seat0"], activeUIDs: [1000]) }
+        #expect(admission.policy.decide(Self.peer(65534)) == nil, "clients = any lets it connect")
+        #expect(admission.shellPolicy.decide(Self.peer(65534)) == reason)
+    }
+
     @Test func withoutSeatsOnlyRootAndTheDaemonsUserAreAdmitted() {
         #expect(seatRefusal(of: Self.peer(0), daemonUID: Self.daemonUID, activeUIDs: []) == nil)
         #expect(seatRefusal(of: Self.peer(Self.daemonUID), daemonUID: Self.daemonUID, activeUIDs: []) == nil)
