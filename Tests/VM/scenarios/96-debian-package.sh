@@ -6,23 +6,32 @@
 # deb-systemd-helper write there and the host never sees it. systemd is not PID 1
 # in the VM: deb-systemd-invoke and systemctl are skipped, as in a chroot.
 #
-#   install:   files in place (dpkg --verify), the units' paths rewritten, the
-#              maintainer scripts ran: the popgestured-touch and
-#              popgestured-uinput groups exist, the socket is enabled
-#              (deb-systemd-helper's symlink), udev applied the rules: /dev/uinput
-#              to its group, and a touchscreen plugged in before the install got
-#              its popgestured-touch ACL entry; the binaries need no Swift runtime
+#   install:   files in place (dpkg --verify), the units' paths rewritten,
+#              /etc/popgestured/popgestured.conf a conffile as the repository has
+#              it, the maintainer scripts ran: the popgestured-touch and
+#              popgestured-uinput groups exist, the socket and the service are
+#              enabled (deb-systemd-helper's symlinks: sockets.target and
+#              popgestured-touch.target, not multi-user.target), udev applied the
+#              rules: /dev/uinput to its group, and a touchscreen plugged in
+#              before the install got its popgestured-touch ACL entry and the
+#              start rule's SYSTEMD_WANTS=popgestured-touch.target (which the
+#              postinst's check for a touch device finds); no other node wants it;
+#              the binaries need no Swift runtime
 #   run:       systemd-socket-activate on the unit's socket path runs
 #              /usr/bin/popgestured as the unit would (not root: nobody, in the
 #              unit's SupplementaryGroups=, popgestured-touch and
 #              popgestured-uinput), with the Swift toolchain hidden;
 #              `popgesturectl status` (the packaged one, default socket) starts
 #              and answers; the touchscreen there before and one plugged in now
-#              (the installed rule gives it its entry) are listed, the back input made
-#   upgrade:   dpkg -i again (postinst configure with the old version) works
-#   remove:    dpkg -r: the files go, the units are masked, state kept, the
-#              touchscreen's entry taken away (prerm)
-#   reinstall: after a removal, enabled again and unmasked, the entry back
+#              (the installed rules give it its entry and SYSTEMD_WANTS) are
+#              listed, the back input made with KEY_BACK too (the shipped file's
+#              [back-input] table read), and it wants no target
+#   upgrade:   dpkg -i again (postinst configure with the old version) works and
+#              keeps an edit of the conffile
+#   remove:    dpkg -r: the files go but the conffile, the units are masked,
+#              state kept, the touchscreen's entry taken away (prerm)
+#   reinstall: after a removal, enabled again and unmasked, the entry back, the
+#              edited conffile as it was
 #   purge:     dpkg -P: the watched folders are exactly as before the install
 source "$(dirname "$0")/../lib.sh"
 
@@ -60,6 +69,14 @@ acl_of() { getfacl --absolute-names --omit-header "$1" 2>/dev/null; }
 has_touch_entry() { acl_of "$1" | grep -q '^group:popgestured-touch:r--'; }
 has_touch_entry "$screen" && fail "$screen has a popgestured-touch entry before the install"
 
+# packaging/debian/postinst's check for a touch device (then it starts the service
+# at once): the nodes the start rule marked. Before the install, none.
+marked_nodes() {
+    udevadm trigger --dry-run --verbose --subsystem-match=input --sysname-match='event*' \
+        --property-match='SYSTEMD_WANTS=*popgestured-touch.target*'
+}
+[ -z "$(marked_nodes)" ] || fail "before the install the postinst's check already finds a touch device: $(marked_nodes | xargs)"
+
 snapshot >"$WORK/before.txt"
 group_before=$(getent group popgestured-uinput || true)
 uinput_before=$(stat -c '%G %a' /dev/uinput)
@@ -93,17 +110,25 @@ for path in /usr/lib/systemd/system/popgestured.service /usr/lib/systemd/system/
     /usr/lib/systemd/user/popgesturectl-sway-bridge.service /usr/lib/systemd/user/popgesturectl-x11-bridge.service \
     /usr/lib/sysusers.d/popgestured.conf /usr/lib/modules-load.d/popgestured.conf \
     /usr/lib/udev/rules.d/70-popgestured-uinput.rules /usr/lib/udev/rules.d/71-popgestured-touch-clone.rules \
-    /usr/lib/udev/rules.d/72-popgestured-touch-access.rules \
+    /usr/lib/udev/rules.d/72-popgestured-touch-access.rules /usr/lib/udev/rules.d/99-popgestured-start.rules \
+    /usr/lib/systemd/system/popgestured-touch.target /usr/share/lintian/overrides/popgestured \
     /usr/share/doc/popgestured/copyright /usr/share/doc/popgestured/changelog.Debian.gz; do
     [ -f "$path" ] || fail "$path is missing"
 done
+grep -qx 'License: MIT' /usr/share/doc/popgestured/copyright || fail "the copyright file names no MIT license"
+# The configuration file: a conffile (dpkg keeps its sum, and a user's edits), the
+# repository's systemd/popgestured.conf as it is.
+conffile=/etc/popgestured/popgestured.conf
+dpkg-query -W -f='${Conffiles}\n' popgestured | grep -q "^ $conffile [0-9a-f]\{32\}\$" ||
+    fail "$conffile is not a conffile of the package: $(dpkg-query -W -f='${Conffiles}' popgestured)"
+cmp -s "$conffile" "$REPO/systemd/popgestured.conf" || fail "$conffile is not the repository's systemd/popgestured.conf"
 zcat /usr/share/doc/popgestured/changelog.Debian.gz | head -n 1 | grep -qF "($version)" ||
     fail "changelog.Debian.gz does not start with version $version"
 
 # The paths the installed files name point into the package.
 grep -qx 'ExecStart=/usr/bin/popgestured' /usr/lib/systemd/system/popgestured.service ||
     fail "popgestured.service: $(grep '^ExecStart=' /usr/lib/systemd/system/popgestured.service)"
-for unit in /usr/lib/systemd/system/popgestured.* /usr/lib/systemd/user/popgesturectl-*; do
+for unit in /usr/lib/systemd/system/popgestured.* /usr/lib/systemd/system/popgestured-touch.target /usr/lib/systemd/user/popgesturectl-*; do
     for target in $(sed -n 's#^Documentation=file://##p' "$unit"); do
         [ -f "$target" ] || fail "${unit##*/}: Documentation= names $target, which is not installed"
     done
@@ -119,7 +144,7 @@ if dpkg -L popgestured | xargs -d '\n' grep -Ils '/usr/local' 2>/dev/null | xarg
     fail "an installed file names /usr/local outside a comment (above)"
 fi
 # systemd's own check of the installed units (offline: no manager needed).
-verify=$(systemd-analyze verify popgestured.socket popgestured.service 2>&1 || true)
+verify=$(systemd-analyze verify popgestured.socket popgestured.service popgestured-touch.target 2>&1 || true)
 [ -z "$verify" ] || { echo "$verify" >&2; fail "systemd-analyze verify complained about the installed units"; }
 mkdir -m 700 "$RUNDIR/user-runtime"
 for unit in popgesturectl-sway-bridge.service popgesturectl-x11-bridge.service; do
@@ -145,15 +170,49 @@ link=/etc/systemd/system/sockets.target.wants/popgestured.socket
     fail "the socket is not enabled: $link -> $(readlink "$link" || echo nothing)"
 [ -e /var/lib/systemd/deb-systemd-helper-enabled/popgestured.socket.dsh-also ] ||
     fail "deb-systemd-helper kept no state for popgestured.socket"
+# The service is enabled into popgestured-touch.target, which the start rule makes
+# every touch device want: it starts with the devices, not at every boot.
+service_link=/etc/systemd/system/popgestured-touch.target.wants/popgestured.service
+[ "$(readlink -f "$service_link")" = /usr/lib/systemd/system/popgestured.service ] ||
+    fail "the service is not enabled into popgestured-touch.target: $service_link -> $(readlink "$service_link" || echo nothing)"
+[ -e /var/lib/systemd/deb-systemd-helper-enabled/popgestured.service.dsh-also ] ||
+    fail "deb-systemd-helper kept no state for popgestured.service"
 [ ! -e /etc/systemd/system/multi-user.target.wants/popgestured.service ] ||
-    fail "the service was enabled; only the socket should be"
+    fail "the service was enabled into multi-user.target: it would run on machines without a touch device"
 udevadm settle --timeout=60 || true
 [ "$(stat -c '%G %a' /dev/uinput)" = "popgestured-uinput 660" ] ||
     fail "/dev/uinput is $(stat -c '%G %a' /dev/uinput) after the postinst's udev trigger, not popgestured-uinput 660"
-log "maintainer scripts: groups $(getent group popgestured-touch) $(getent group popgestured-uinput), $link, /dev/uinput popgestured-uinput 660"
+log "maintainer scripts: groups $(getent group popgestured-touch) $(getent group popgestured-uinput), $link, $service_link, /dev/uinput popgestured-uinput 660"
 has_touch_entry "$screen" || { acl_of "$screen" >&2; fail "the touchscreen $screen, there before the install, has no popgestured-touch entry (the postinst's udev trigger)"; }
 [ "$(stat -c '%U %G %a' "$screen")" = "$screen_mode" ] || fail "$screen is $(stat -c '%U %G %a' "$screen") after the install, was $screen_mode"
 log "the touchscreen there before the install: $screen $screen_mode + $(acl_of "$screen" | grep '^group:popgestured-touch')"
+# The start rule: the postinst's trigger marked the touchscreen (it wants the
+# target, tagged for systemd), and nothing else here wants it. The postinst starts
+# the service when its check finds a node so marked; systemd, at boot and on
+# hotplug, for the same nodes.
+wants_target() { udevadm info --query=property --name="$1" 2>/dev/null | grep -qE '^SYSTEMD_WANTS=(.* )?popgestured-touch\.target( |$)'; }
+tagged_systemd() { udevadm info --query=property --name="$1" 2>/dev/null | grep -qE '^(CURRENT_)?TAGS=.*:systemd:'; }
+wants_target "$screen" || { udevadm info --query=property --name="$screen" >&2; fail "the touchscreen $screen does not want popgestured-touch.target after the postinst's trigger"; }
+tagged_systemd "$screen" || fail "the touchscreen $screen is not tagged for systemd"
+# every_node_wants WHEN: each event node wants the target exactly when udev says
+# touchscreen or touchpad and it is none of the daemon's own uinput devices.
+every_node_wants() {
+    local sys node want got name phys
+    for sys in /sys/class/input/event*; do
+        node=/dev/input/${sys##*/} name=$(cat "$sys/device/name") phys=$(cat "$sys/device/phys" 2>/dev/null || true)
+        want=no got=no
+        if { udev_prop "$node" ID_INPUT_TOUCHSCREEN=1 || udev_prop "$node" ID_INPUT_TOUCHPAD=1; } &&
+            [[ $phys != popgestured/* && $name != "popgestured back input" ]]; then want=yes; fi
+        wants_target "$node" && got=yes
+        log "$1: $node \"$name\": wants popgestured-touch.target: $got"
+        [ "$want" = "$got" ] || fail "$1: $node \"$name\" wants popgestured-touch.target: $got, expected $want"
+    done
+}
+every_node_wants installed
+marked=$(marked_nodes)
+grep -qx "/sys$(udevadm info --query=path --name="$screen")" <<<"$marked" ||
+    fail "the postinst's check for a touch device found ${marked:-nothing}, not $screen"
+log "start rule: $screen wants popgestured-touch.target, as every touch node and no other; the postinst's check finds: $(xargs <<<"$marked")"
 
 # ---------------------------------------------------------------- run it as the units would
 # The socket unit's path; the service's user is a DynamicUser= in the unit's
@@ -193,19 +252,45 @@ log "socket-activated /usr/bin/popgestured (pid $DAEMON_PID, nobody, no Swift to
 # device (/dev/uinput, popgestured-uinput).
 if grep -i 'back input off' "$DAEMON_LOG" >&2; then fail "the daemon could not make its back input device"; fi
 wait_for 60 "the back input device" grep -qx 'popgestured back input' /sys/class/input/input*/name
+# It declares what the installed configuration file names: Alt+Left (the default)
+# and KEY_BACK (Waydroid's entry in [back-input]), so the daemon read the conffile.
+back_input=""
+for dir in /sys/class/input/input*; do
+    [ "$(cat "$dir/name")" = "popgestured back input" ] && back_input=$dir
+done
+has_key() {  # has_key CODE: the back input device declares that key
+    python3 -c 'import sys
+words = open(sys.argv[1]).read().split()
+bits = int("".join(w.rjust(16, "0") for w in words), 16)
+sys.exit(0 if bits >> int(sys.argv[2]) & 1 else 1)' "$back_input/capabilities/key" "$1"
+}
+for code in 56 105 158; do  # KEY_LEFTALT, KEY_LEFT, KEY_BACK
+    has_key "$code" || fail "the back input device does not declare key $code: capabilities/key is $(cat "$back_input/capabilities/key")"
+done
+log "back input device $back_input: KEY_LEFTALT, KEY_LEFT and KEY_BACK (the installed $conffile's [back-input])"
 wait_device_listed "$screen"
 create_device "$(recording atmel-maxtouch.desc)"
 has_touch_entry "$DEV_NODE" || { acl_of "$DEV_NODE" >&2; fail "the touchscreen $DEV_NODE plugged in after the install has no popgestured-touch entry"; }
 wait_device_listed "$DEV_NODE"
+wants_target "$DEV_NODE" || fail "the touchscreen $DEV_NODE plugged in after the install does not want popgestured-touch.target"
+udevadm settle --timeout=60 || true
+every_node_wants "daemon running"
 if grep -iE 'cannot use it|permission denied' "$DAEMON_LOG" | grep -vi 'back input' >&2; then fail "the daemon could not open a touchscreen (above)"; fi
 remove_device
 stop_daemon
 log "as nobody in $unit_groups: both touchscreens listed, the back input made, SIGTERM clean"
 
 # ---------------------------------------------------------------- upgrade (same version again)
+# The administrator's edit of the conffile survives (the package's copy did not
+# change, so dpkg keeps the edited one without asking).
+edit="# edited by 96-debian-package before the upgrade"
+echo "$edit" >>"$conffile"
 dpkg_do upgrade -i "$deb"
 [ "$(status_of)" = "ii $version" ] || fail "after a second dpkg -i the status is '$(status_of)'"
 [ -L "$link" ] || fail "the upgrade lost the socket's enablement"
+[ -L "$service_link" ] || fail "the upgrade lost the service's enablement"
+[ "$(tail -n 1 "$conffile")" = "$edit" ] || fail "the upgrade did not keep the edit of $conffile"
+log "upgrade: enabled as before, the edit of $conffile kept"
 
 # ---------------------------------------------------------------- remove, reinstall, remove, purge
 package_files=$(dpkg -L popgestured | grep -v '^/\.$')
@@ -214,22 +299,29 @@ check_removed() {
     [ "$(status_of)" = "rc $version" ] || fail "after dpkg -r the status is '$(status_of)', not 'rc $version'"
     while read -r path; do
         [ -d "$path" ] && continue  # shared folders (/usr/bin) stay
+        [ "$path" = "$conffile" ] && continue  # a conffile stays until the purge
         [ ! -e "$path" ] || fail "dpkg -r left $path"
     done <<<"$package_files"
-    # Masked (dh_installsystemd): the enablement symlink kept for a reinstall starts nothing.
+    [ "$(tail -n 1 "$conffile")" = "$edit" ] || fail "dpkg -r did not keep the conffile $conffile as edited"
+    # Masked (dh_installsystemd): the enablement symlinks kept for a reinstall start nothing.
     [ "$(readlink /etc/systemd/system/popgestured.socket)" = /dev/null ] || fail "dpkg -r did not mask popgestured.socket"
+    [ "$(readlink /etc/systemd/system/popgestured.service)" = /dev/null ] || fail "dpkg -r did not mask popgestured.service"
 }
 dpkg_do remove -r popgestured
 check_removed
 has_touch_entry "$screen" && { acl_of "$screen" >&2; fail "dpkg -r left the popgestured-touch entry on $screen"; }
 [ "$(stat -c '%U %G %a' "$screen")" = "$screen_mode" ] || fail "$screen is $(stat -c '%U %G %a' "$screen") after dpkg -r, was $screen_mode"
 acl_of "$screen" | grep -qx 'group::rw-' || { acl_of "$screen" >&2; fail "dpkg -r changed the input group's access to $screen"; }
-log "removed: the files are gone, the socket masked, its enablement kept for a reinstall, $screen without its entry"
+log "removed: the files are gone but $conffile, the units masked, their enablement kept for a reinstall, $screen without its entry"
 
 dpkg_do reinstall -i "$deb"
 [ ! -e /etc/systemd/system/popgestured.socket ] || fail "the reinstall left popgestured.socket masked"
 [ -L "$link" ] || fail "the reinstall did not enable the socket again"
+[ ! -e /etc/systemd/system/popgestured.service ] || fail "the reinstall left popgestured.service masked"
+[ -L "$service_link" ] || fail "the reinstall did not enable the service again"
 has_touch_entry "$screen" || fail "the reinstall did not give $screen its entry back"
+wants_target "$screen" || fail "after the reinstall $screen does not want popgestured-touch.target"
+[ "$(tail -n 1 "$conffile")" = "$edit" ] || fail "the reinstall did not keep the edited $conffile"
 remove_device "$screen_pid" "$screen"
 dpkg_do remove-again -r popgestured
 check_removed

@@ -25,6 +25,10 @@
 #   grab:     the daemon in the service's two groups with --grab on grabs the
 #             touchscreen through its read-only descriptor; the clone and the back
 #             input device (both made through /dev/uinput) get no entry.
+#   start:    udev/99-popgestured-start.rules, installed with the access rule,
+#             makes the touch nodes, and no other (the keyboard, the clone, the
+#             back input device), want popgestured-touch.target; checked with
+#             the entries at each stage.
 source "$(dirname "$0")/../lib.sh"
 
 touch_group=popgestured-touch
@@ -65,8 +69,11 @@ every_node_as_udev_says() {
         if grep -qE 'TOUCHSCREEN|TOUCHPAD' <<<"$kind" && [[ $(cat "$sys/device/phys" 2>/dev/null) != popgestured/* ]]; then want=yes; fi
         got=no
         if has_entry "$node"; then got=yes; fi
-        log "$1: $node \"$(cat "$sys/device/name")\" ${kind:-(no ID_INPUT_ type)}, phys \"$(cat "$sys/device/phys" 2>/dev/null)\": $touch_group entry $got"
+        wants=no
+        if udevadm info --query=property --name="$node" | grep -qx 'SYSTEMD_WANTS=popgestured-touch.target'; then wants=yes; fi
+        log "$1: $node \"$(cat "$sys/device/name")\" ${kind:-(no ID_INPUT_ type)}, phys \"$(cat "$sys/device/phys" 2>/dev/null)\": $touch_group entry $got, wants popgestured-touch.target $wants"
         [ "$want" = "$got" ] || { acl_of "$node" >&2; fail "$1: $node has the entry: $got, but udev says touch (and no clone): $want"; }
+        [ "$want" = "$wants" ] || fail "$1: $node wants popgestured-touch.target: $wants, but udev says touch (and no clone): $want"
     done
 }
 expect_open() {  # expect_open GROUPS NODE FLAGS WANT WHAT
@@ -107,6 +114,10 @@ mkdir -p /run/udev/rules.d
 sed "s#/usr/local/lib/udev/popgestured-touch-access#$helper#" "$REPO/systemd/udev/72-popgestured-touch-access.rules" >"$rule"
 grep -qxF "RUN+=\"$helper\"" "$rule" || fail "systemd/udev/72-popgestured-touch-access.rules no longer runs /usr/local/lib/udev/popgestured-touch-access"
 UDEV_RULES+=("$rule")
+# The start rule, installed with it (the package's 99-popgestured-start.rules).
+start_rule=/run/udev/rules.d/99-popgestured-start.rules
+cp "$REPO/systemd/udev/99-popgestured-start.rules" "$start_rule"
+UDEV_RULES+=("$start_rule")
 udevadm control --reload
 # packaging/debian/postinst's trigger: change events for the touch nodes alone.
 udevadm trigger --verbose --action=change --settle --subsystem-match=input --sysname-match='event*' \
