@@ -11,13 +11,14 @@ public struct ServerLimits: Sendable, Hashable {
     /// others notice nothing. Connections still before `hello` do not count here
     /// (``maximumUngreetedConnections``).
     public var maximumClients = 128
-    /// Places after `hello` one user may hold, unless it is root or the daemon's own user.
-    /// Default 64, half of ``maximumClients``: no single user can take every place.
+    /// Places after `hello` one user may hold, unless it is root or the daemon's own user
+    /// (`ServerState.unlimitedUsers`, as for every share). Default 64, half of
+    /// ``maximumClients``: no single user can take every place.
     public var maximumClientsPerUser = 64
-    /// Connections one process may hold, before and after `hello`, whoever runs it.
-    /// Default 32: an app needs one, a shell a few. A process that opens more (a leak, a
-    /// flood) is refused `too-many-clients` and cannot crowd out the other processes of
-    /// its own user, which the per-user share cannot protect.
+    /// Connections one process may hold, before and after `hello`. Default 32: an app
+    /// needs one, a shell a few. A process that opens more (a leak, a flood) is refused
+    /// `too-many-clients` and cannot crowd out the other processes of its own user, which
+    /// the per-user share cannot protect.
     public var maximumConnectionsPerProcess = 32
     /// Connections that have not said `hello` yet, served at once beside the clients.
     /// Default 32: a client says `hello` in its first round trip, so only a stalled or

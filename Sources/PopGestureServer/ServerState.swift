@@ -93,7 +93,9 @@ public struct ServerState {
     public private(set) var shell: ClientID?
     /// The sum of every client's ``Client/unsentBytes``.
     public private(set) var totalUnsentBytes = 0
-    /// Users whose clients no per-user share limits: root and the daemon's own user.
+    /// Users whose connections no share per user or per process limits: root and the
+    /// daemon's own user, whom the others cannot be protected from anyway (the limits in
+    /// all still apply to them).
     public let unlimitedUsers: Set<UInt32>
     /// Clients that said `hello` (the rest of ``clients`` have not yet).
     public private(set) var greetedCount = 0
@@ -108,8 +110,8 @@ public struct ServerState {
     private var lineWriter = JSONWriter()
     private let logger: Logger
 
-    /// - Parameter unlimitedUsers: users no per-user share applies to; default root. The
-    ///   daemon adds its own user.
+    /// - Parameter unlimitedUsers: users no share per user or per process applies to;
+    ///   default root. The daemon adds its own user.
     public init(
         limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
         unlimitedUsers: Set<UInt32> = [0], logger: Logger = Logger(label: "popgestured.server")
@@ -161,7 +163,8 @@ public struct ServerState {
         if !beforeHello, greetedCount >= limits.maximumClients {
             return "the daemon serves at most \(limits.maximumClients) clients at once"
         }
-        guard let credentials else { return nil }  // no process or user to count (tests)
+        // No process or user to count (tests), or one the shares do not limit.
+        guard let credentials, !unlimitedUsers.contains(credentials.uid) else { return nil }
         var ofProcess = 0, ofProcessUngreeted = 0, ofUser = 0
         for client in clients.values {
             guard let peer = client.credentials else { continue }
@@ -177,7 +180,7 @@ public struct ServerState {
         if beforeHello, ofProcessUngreeted >= limits.maximumUngreetedPerProcess {
             return "pid \(credentials.pid) holds \(ofProcessUngreeted) connections that have not said hello, the most one process may"
         }
-        if !beforeHello, !unlimitedUsers.contains(credentials.uid), ofUser >= limits.maximumClientsPerUser {
+        if !beforeHello, ofUser >= limits.maximumClientsPerUser {
             return "uid \(credentials.uid) holds \(ofUser) of the \(limits.maximumClients) places, its share"
         }
         return nil

@@ -115,6 +115,8 @@ public final class SocketServer: @unchecked Sendable {
     ///   - admission: who may connect, decided from the peer's credentials; a refused
     ///     peer gets `not-permitted` and is closed. Default ``ConnectionPolicy/anyone``.
     ///   - shells: who may say `hello` as the shell; others get `shell-refused`.
+    ///   - unlimitedUsers: users no share per user or per process limits; default root
+    ///     and the user running the server.
     ///   - maximumLineLength: longer request lines get `line-too-long`. Default 64 KiB.
     ///   - clock: the time of requests and device changes, in the clock of the evdev
     ///     events: ``monotonicNow()`` for live devices.
@@ -122,11 +124,12 @@ public final class SocketServer: @unchecked Sendable {
     public init(
         listening: Listening, host: EngineHost, limits: ServerLimits = ServerLimits(),
         admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
+        unlimitedUsers: Set<UInt32> = [0, getuid()],
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
         clock: @escaping () -> Timestamp = SocketServer.monotonicNow, logger: Logger
     ) throws(Errno) {
         state = ServerState(
-            limits: limits, admission: admission, shells: shells, unlimitedUsers: [0, getuid()], logger: logger)
+            limits: limits, admission: admission, shells: shells, unlimitedUsers: unlimitedUsers, logger: logger)
         self.limits = limits
         acceptFailures = AcceptFailureLog(logger: logger)
         self.host = host

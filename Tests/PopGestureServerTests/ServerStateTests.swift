@@ -442,11 +442,13 @@ struct ServerStateTests {
         try h.addTouchscreen()
         #expect(h.reply(#"{"type":"status","id":"s"}"#, from: b) == """
             {"type":"status","version":1,\
-            "devices":[{"device":0,"name":"Fixture Touchscreen","path":"/dev/input/event11","kind":"touchscreen"}],\
+            "devices":[{"device":0,"name":"Fixture Touchscreen","path":"/dev/input/event11","kind":"touchscreen",\
+            "widthMillimetres":255.9,"heightMillimetres":255.9,"sizeAssumed":false,"rotation":0,"seat":"seat0"}],\
             "deviceCount":1,\
             "navigators":[{"navigator":"main","owner":1,"pages":2,"front":true}],"navigatorCount":1,\
             "clients":[{"client":1,"name":"files","pid":4242,"uid":1000,"gid":100,"observer":false},\
-            {"client":2,"observer":true}],"clientCount":2,"focus":{"source":"clients"},"id":"s"}
+            {"client":2,"observer":true}],"clientCount":2,"focus":{"source":"clients"},\
+            "rejected":[],"rejectedCount":0,"id":"s"}
             """)
     }
 
@@ -574,6 +576,13 @@ struct ServerStateTests {
         let (past, refusedPast) = h.state.clientConnected(credentials: process, at: h.time)
         #expect(refusedPast.lines(to: past).first.map(json)?["message"] as? String
             == "pid 500 holds 32 connections, the most one process may; try again later")
+        // Root's processes have no share: only the 32 places before hello limit them.
+        let root = PeerCredentials(pid: 1, uid: 0, gid: 0)
+        for _ in 0..<40 {
+            let id = h.connect(greeted: false, credentials: root)
+            #expect(h.state.clients[id] != nil)
+            _ = h.send(#"{"type":"hello","version":1}"#, from: id)
+        }
     }
 
     @Test("a client is read only while its unsent output leaves room for the largest reply")
