@@ -34,21 +34,43 @@ public struct BackInputMap: Sendable, Hashable {
 
     /// For apps the table does not name, and when the focused app is unknown.
     public var standard: BackInput?
-    /// By app id; a nil value turns the back input off for that app.
-    public var apps: [String: BackInput?]
+    /// By app id; a nil value turns the back input off for that app. A key ending in
+    /// `*` is a prefix: `waydroid.*` names every app id that starts with `waydroid.`
+    /// (Waydroid's apps in multi-window mode are `waydroid.<package>`).
+    public var apps: [String: BackInput?] {
+        didSet { prefixes = Self.prefixes(of: apps) }
+    }
+    /// The prefix entries of ``apps``, longest first, so the most specific one matches.
+    private var prefixes: [(prefix: Substring, input: BackInput?)]
 
     public init(standard: BackInput?, apps: [String: BackInput?] = [:]) {
         self.standard = standard
         self.apps = apps
+        self.prefixes = Self.prefixes(of: apps)
     }
 
     /// No back input for any app: what the daemon uses when it has no virtual device.
     public static let none = BackInputMap(standard: nil)
 
-    /// What the app `app` gets; the standard input when `app` is nil or not in the table.
+    /// What the app `app` gets: its own entry; else that of the longest prefix entry it
+    /// starts with; else the standard input (also when `app` is nil).
     public func input(forApp app: String?) -> BackInput? {
-        guard let app, let entry = apps[app] else { return standard }
-        return entry
+        guard let app else { return standard }
+        if let entry = apps[app] { return entry }
+        for entry in prefixes where app.hasPrefix(entry.prefix) { return entry.input }
+        return standard
+    }
+
+    private static func prefixes(of apps: [String: BackInput?]) -> [(prefix: Substring, input: BackInput?)] {
+        apps.compactMap { key, input in key.hasSuffix("*") ? (key.dropLast(), input) : nil }
+            .sorted { ($0.prefix.utf8.count, $1.prefix) > ($1.prefix.utf8.count, $0.prefix) }
+    }
+
+    public static func == (a: BackInputMap, b: BackInputMap) -> Bool { a.standard == b.standard && a.apps == b.apps }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(standard)
+        hasher.combine(apps)
     }
 
     /// Every code some app may be sent: the codes the virtual device must declare.

@@ -1,0 +1,32 @@
+import PopGestureCore
+import Testing
+
+/// The per-app table of the back input: exact ids first, then the longest prefix.
+@Suite struct BackInputMapTests {
+    static let altLeft = BackInput(codes: [56, 105], spelling: "alt+left")!
+    static let back = BackInput(codes: [158], spelling: "KEY_BACK")!
+    static let side = BackInput(codes: [0x113], spelling: "side")!
+
+    @Test func anExactIdWinsOverAPrefixAndTheLongestPrefixOverAShorterOne() {
+        let map = BackInputMap(standard: Self.altLeft, apps: [
+            "waydroid.*": Self.back,
+            "waydroid.org.mozilla.*": Self.side,
+            "waydroid.org.mozilla.fenix": BackInput?.none,
+        ])
+        #expect(map.input(forApp: "waydroid.org.fdroid.fdroid") == Self.back)
+        #expect(map.input(forApp: "waydroid.org.mozilla.focus") == Self.side)
+        #expect(map.input(forApp: "waydroid.org.mozilla.fenix") == nil)
+        #expect(map.input(forApp: "Waydroid") == Self.altLeft, "ids match case and all: not a prefix of waydroid.")
+        #expect(map.input(forApp: "waydroid") == Self.altLeft, "the prefix is `waydroid.`, dot included")
+        #expect(map.input(forApp: nil) == Self.altLeft)
+    }
+
+    @Test func aPrefixAddedLaterCountsAndTwoEqualTablesAreEqual() {
+        var map = BackInputMap(standard: Self.altLeft)
+        #expect(map.input(forApp: "waydroid.com.example") == Self.altLeft)
+        map.apps["waydroid.*"] = Self.back
+        #expect(map.input(forApp: "waydroid.com.example") == Self.back)
+        #expect(map == BackInputMap(standard: Self.altLeft, apps: ["waydroid.*": Self.back]))
+        #expect(map.allCodes == [56, 105, 158])
+    }
+}
