@@ -300,7 +300,14 @@ public struct ServerState {
     /// than it reads waits, alone, until it has read; its requests stay in its socket.
     public func mayReceive(from client: ClientID) -> Bool {
         guard let entry = clients[client] else { return false }
-        return entry.unsentBytes <= limits.readingThreshold
+        return Self.mayReceive(unsentBytes: entry.unsentBytes, limits: limits)
+    }
+
+    /// The rule of ``mayReceive(from:)`` on a count the caller holds (the I/O layer's
+    /// own buffer, which the state's count follows), so that the poll loop asks it of
+    /// every client each round without a look-up.
+    public static func mayReceive(unsentBytes: Int, limits: ServerLimits) -> Bool {
+        unsentBytes <= limits.readingThreshold
     }
 
     /// The earliest time ``tick(at:)`` has something to do: a `hello` or the end of an

@@ -43,6 +43,12 @@ public final class SocketServer: @unchecked Sendable {
         var dirty = false
         /// `input` may hold lines that a round's budget left for the next.
         var hasUnhandledInput = false
+
+        /// Whether its requests may be read now (``ServerState/mayReceive(unsentBytes:limits:)``
+        /// on the bytes it has not taken, which the state's count follows).
+        func mayReceive(_ limits: ServerLimits) -> Bool {
+            ServerState.mayReceive(unsentBytes: output?.readableBytes ?? 0, limits: limits)
+        }
     }
 
     /// Where the socket comes from.
@@ -87,6 +93,11 @@ public final class SocketServer: @unchecked Sendable {
     private var turns: [ClientID] = []
     /// Each round's turns start at the first client from this number on.
     private var firstTurn = ClientID(0)
+    /// Some client's buffer holds input a round left, and it may be read: poll must not sleep.
+    private var hasWorkLeft = false
+    /// Bytes queued for clients since the state last heard every count (``syncBacklogs()``):
+    /// with the state's total, a bound on what is unsent now, checked at every line queued.
+    private var queuedSinceSync = 0
     private let limits: ServerLimits
     private let listener: CInt
     private let socketPath: String?
@@ -188,20 +199,23 @@ public final class SocketServer: @unchecked Sendable {
         if accepting { acceptPausedUntil = nil }
         set.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
         polled.removeAll(keepingCapacity: true)
+        hasWorkLeft = false
         for (id, client) in clients {
             polled.append(id)
-            let reading = !client.hasUnhandledInput && state.mayReceive(from: id)
+            let mayReceive = client.mayReceive(limits)
+            if client.hasUnhandledInput && mayReceive { hasWorkLeft = true }
+            let reading = !client.hasUnhandledInput && mayReceive
             let events = (reading ? POLLIN : 0) | (client.output == nil ? 0 : POLLOUT)
             set.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
         }
     }
 
-    /// The milliseconds `poll` may sleep: none while a client's input left over from a
-    /// round may be handled; else until the state's next deadline (a `hello` or a line
+    /// The milliseconds `poll` may sleep; ask it after ``appendDescriptors(to:)``. None
+    /// while a client's input left over from a round may be handled; else until the state's next deadline (a `hello` or a line
     /// falling due) or the end of an accept pause; -1, for ever, without one, so an idle
     /// daemon never wakes (nor reads the clock).
     public func pollTimeout() -> CInt {
-        for (id, client) in clients where client.hasUnhandledInput && state.mayReceive(from: id) { return 0 }
+        if hasWorkLeft { return 0 }
         var next = state.nextDeadline
         if let pause = acceptPausedUntil { next = min(next ?? pause, pause) }
         guard let next else { return -1 }
@@ -220,9 +234,9 @@ public final class SocketServer: @unchecked Sendable {
         for id in polled {
             defer { index += 1 }
             let revents = Int32(results[index].revents)
-            guard let client = clients[id] else { continue }
+            guard let hasUnhandledInput = clients[id]?.hasUnhandledInput else { continue }
             if revents & POLLOUT != 0 { markDirty(id) }
-            if client.hasUnhandledInput || revents & (POLLIN | POLLHUP | POLLERR) != 0 { turns.append(id) }
+            if hasUnhandledInput || revents & (POLLIN | POLLHUP | POLLERR) != 0 { turns.append(id) }
         }
         if !turns.isEmpty { serveInTurn() }
         if let due = state.nextDeadline, due <= clock() { run(state.tick(at: clock())) }
@@ -267,12 +281,22 @@ public final class SocketServer: @unchecked Sendable {
                     clients[id]!.output = output
                 }
             }
-            let unsent = clients[id]!.output?.readableBytes ?? 0
+        }
+        syncBacklogs()
+        dirty.removeAll(keepingCapacity: true)
+    }
+
+    /// Tells the state what each client written to this round has not taken yet, so that
+    /// its counts are exact again; it disconnects whoever is past a limit.
+    private func syncBacklogs() {
+        queuedSinceSync = 0
+        for id in dirty {
+            guard clients[id] != nil else { continue }
+            let unsent = clients[id]?.output?.readableBytes ?? 0
             if state.clients[id]?.unsentBytes != unsent {
                 run(state.outputBacklog(of: id, unsentBytes: unsent, at: clock()))
             }
         }
-        dirty.removeAll(keepingCapacity: true)
     }
 
     /// One non-blocking `send(2)` of `output`, whose reader index moves past what the
@@ -366,7 +390,7 @@ public final class SocketServer: @unchecked Sendable {
         var handled = 0, bytesRead = 0
         clients[id]?.hasUnhandledInput = false
         while clients[id] != nil {
-            guard handled < budget, handled == 0 || clock() < deadline, state.mayReceive(from: id) else {
+            guard handled < budget, handled == 0 || clock() < deadline, clients[id]!.mayReceive(limits) else {
                 clients[id]!.hasUnhandledInput = clients[id]!.input.readableBytes > 0
                 return handled
             }
@@ -440,7 +464,12 @@ public final class SocketServer: @unchecked Sendable {
                 }
                 markDirty(id)
                 // Counted as it is queued: a limit passed closes the client now, not at the flush.
-                run(state.outputBacklog(of: id, unsentBytes: clients[id]!.output!.readableBytes, at: clock()))
+                queuedSinceSync += line.count
+                if clients[id]!.output!.readableBytes > limits.maximumUnsentBytesPerClient
+                    || state.totalUnsentBytes + queuedSinceSync > limits.maximumUnsentBytesTotal
+                {
+                    syncBacklogs()
+                }
             case .close(let id, _):
                 guard let client = clients.removeValue(forKey: id) else { continue }
                 // What was decided before the close (the error line that says why), if the kernel takes it.
