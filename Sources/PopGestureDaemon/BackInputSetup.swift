@@ -1,5 +1,6 @@
 import PopGestureCore
 import PopGestureInput
+import PopGestureProtocol
 
 /// The back input as the daemon runs it: the virtual device, and the table the
 /// engine may use with it.
@@ -47,6 +48,14 @@ public struct BackInputSetup: Sendable {
             map = .none
             warning = "back input off: \(error.message)"
         }
+    }
+
+    /// The back input as `status` reports it: on with its input, mode and node, or off
+    /// with ``warning``'s cause and fix (none when the configuration wants no back input).
+    public var status: ServerReply.Status.BackInput {
+        ServerReply.Status.BackInput(
+            on: device != nil, input: device == nil ? nil : map.standard?.spelling, mode: mode.rawValue,
+            device: device?.devnode, problem: warning)
     }
 
     /// One line for the log at start and after a reload:

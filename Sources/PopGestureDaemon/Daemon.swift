@@ -55,9 +55,13 @@ public struct Daemon: Sendable {
         limits.maximumClients = configuration.maximumClients
         var backInput = BackInputSetup(configuration)
         log(backInput)
+        let socketFromSystemd = if case .inheritedDescriptor = listening { true } else { false }
+        let status = DaemonStatus(
+            daemon: DaemonStatus.current(socketFromSystemd: socketFromSystemd, grab: configuration.grab),
+            backInput: backInput.status)
         let host = EngineHost(
             settings: configuration.gestureSettings(with: backInput), transitionTimeout: configuration.transitionTimeout,
-            defaultLayout: configuration.defaultLayout, logger: logger)
+            defaultLayout: configuration.defaultLayout, supplement: status, logger: logger)
         let server: SocketServer
         do {
             server = try SocketServer(
@@ -86,6 +90,7 @@ public struct Daemon: Sendable {
             server.shutdown()
             throw error
         }
+        status.mainLoop = mainLoop
 
         let socket = if case .path(let path) = listening { path } else { "from systemd" }
         let summary = "\(mainLoop.openDeviceCount) device(s) in use, socket \(socket)"
@@ -100,6 +105,8 @@ public struct Daemon: Sendable {
                 reload(
                     &current, server: server, backInput: &backInput, mainLoop: mainLoop, admission: admission,
                     notifier: notifier)
+                status.backInput = backInput.status
+                status.daemon?.grab = current.grab.rawValue
             case .signal(let signal):
                 logger.notice("stopping (signal \(signal))")
                 notifier.stopping()

@@ -121,6 +121,10 @@ public final class MainLoop: Sendable {
     /// How many devices are open. Meant for the ready message before ``run(_:)`` starts.
     public var openDeviceCount: Int { loop.deviceCount }
 
+    /// Grab mode's stage for the device of `key`, and its clone's node, for `status`
+    /// (docs/PROTOCOL.md). Only on the thread running ``run(_:)``, as `status` is answered.
+    public func grabStage(ofDevice key: Int) -> (stage: String, clone: String?) { loop.grabStage(ofDevice: key) }
+
     /// Runs the loop on the calling thread until ``stop()`` (or ``Event/failed(_:)``),
     /// closing every device before it returns. `handle` runs on this thread for each
     /// signal, watchdog tick and failure.
@@ -208,6 +212,24 @@ private final class InputLoop: @unchecked Sendable {
     }
 
     var deviceCount: Int { devices.count + (eventPipeKey == nil ? 0 : 1) }
+
+    /// See ``MainLoop/grabStage(ofDevice:)``: `off` when grab mode is, `unsupported` for
+    /// what it never takes (touchpads, protocol A, the event pipe), `failed` when its
+    /// clone or grab failed, else the ``TouchGrab/Stage``.
+    func grabStage(ofDevice key: Int) -> (stage: String, clone: String?) {
+        guard configuration.grab == .on else { return ("off", nil) }
+        guard let open = devices.first(where: { $0.key == key }) else { return ("unsupported", nil) }
+        guard let grab = open.grab else {
+            let takes = open.info.kind == .touchscreen && TouchGrab.supports(open.device.description)
+            return (takes ? "failed" : "unsupported", nil)
+        }
+        let stage = switch grab.stage {
+        case .waitingForUdev: "waiting-for-udev"
+        case .waitingForLift: "waiting-for-lift"
+        case .grabbed: "grabbed"
+        }
+        return (stage, grab.clone.devnode)
+    }
 
     func openPresentDevices() {
         for info in monitor.enumerate() { open(info) }

@@ -202,6 +202,12 @@ extension Fields {
         return result
     }
 
+    /// ``objects(_:_:)`` when `key` is present; nil when it is absent.
+    func optionalObjects<T>(_ key: String, _ read: (Fields) throws(ProtocolError) -> T) throws(ProtocolError) -> [T]? {
+        guard value(key) != nil else { return nil }
+        return try objects(key, read)
+    }
+
     /// The optional `"app"`: an app id, non-empty, at most `ProtocolLimits.maximumIdentifierBytes`.
     func app() throws(ProtocolError) -> String? {
         guard let app = try optionalString("app") else { return nil }

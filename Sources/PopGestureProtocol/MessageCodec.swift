@@ -73,7 +73,7 @@ public enum MessageCodec {
             if status.truncated { object["truncated"] = .bool(true) }
             object["focus"] = status.focus.map { focus in
                 .object(["source": .string(focus.source), "app": focus.app.map(JSONValue.string),
-                         "pid": focus.pid.map(JSONValue.integer)])
+                         "pid": focus.pid.map(JSONValue.integer), "shell": focus.shell.map(JSONValue.integer)])
             }
             object["lastBack"] = status.lastBack.map { last in
                 switch last {
@@ -83,17 +83,50 @@ public enum MessageCodec {
                     .object(["target": .string("input"), "app": app.map(JSONValue.string), "input": .string(input)])
                 }
             }
+            object["daemon"] = status.daemon.map { daemon in
+                .object([
+                    "pid": .integer(daemon.pid), "startedBy": .string(daemon.startedBy),
+                    "unit": daemon.unit.map(JSONValue.string), "socketFromSystemd": .bool(daemon.socketFromSystemd),
+                    "grab": daemon.grab.map(JSONValue.string),
+                ])
+            }
+            object["backInput"] = status.backInput.map { backInput in
+                .object([
+                    "on": .bool(backInput.on), "input": backInput.input.map(JSONValue.string),
+                    "mode": backInput.mode.map(JSONValue.string), "device": backInput.device.map(JSONValue.string),
+                    "problem": backInput.problem.map(JSONValue.string),
+                ])
+            }
+            object["rejected"] = status.rejected.map { rejected in
+                .array(rejected.map { rejection in
+                    .object([
+                        "reason": .string(rejection.reason.rawValue), "device": .integer(rejection.device),
+                        "time_us": .integer(rejection.timeMicroseconds),
+                    ])
+                })
+            }
+            object["rejectedCount"] = status.rejectedCount.map(JSONValue.integer)
         }
         object["id"] = id?.json
         return .object(object)
     }
 
-    /// One entry of a `status` list: `{"device":0,"name":…,"path":…,"kind":…}`.
+    /// One entry of a `status` list: `{"device":0,"name":…,"path":…,"kind":…}`, then
+    /// what the daemon knows of it (size to the tenth of a millimetre, rotation, seat, grab).
     public static func encodeStatusEntry(_ device: ServerReply.Status.Device) -> JSONValue {
         .object([
             "device": .integer(device.device), "name": .string(device.name), "path": .string(device.path),
             "kind": .string(device.kind),
+            "widthMillimetres": device.widthMillimetres.flatMap(tenths), "heightMillimetres": device.heightMillimetres.flatMap(tenths),
+            "sizeAssumed": device.sizeAssumed.map(JSONValue.bool), "rotation": device.rotation.map(JSONValue.integer),
+            "seat": device.seat.map(JSONValue.string), "grab": device.grab.map(JSONValue.string),
+            "clone": device.clone.map(JSONValue.string),
         ])
+    }
+
+    /// `216.96` → `217.0`: a length to the tenth, as a JSON number; nil when not finite.
+    private static func tenths(_ value: Double) -> JSONValue? {
+        JSONNumber((value * 10).rounded() / 10).map(JSONValue.number)
     }
 
     /// `{"navigator":…,"owner":3,"pages":2,"front":true}`.
@@ -239,7 +272,10 @@ public enum MessageCodec {
             let devices = try f.objects("devices") { (d) throws(ProtocolError) in
                 ServerReply.Status.Device(
                     device: try d.integer("device"), name: try d.string("name"), path: try d.string("path"),
-                    kind: try d.string("kind"))
+                    kind: try d.string("kind"), widthMillimetres: try d.optionalNumber("widthMillimetres"),
+                    heightMillimetres: try d.optionalNumber("heightMillimetres"), sizeAssumed: try d.optionalBool("sizeAssumed"),
+                    rotation: try d.optionalInteger("rotation"), seat: try d.optionalString("seat"),
+                    grab: try d.optionalString("grab"), clone: try d.optionalString("clone"))
             }
             let navigators = try f.objects("navigators") { (n) throws(ProtocolError) in
                 ServerReply.Status.Navigator(
@@ -262,7 +298,8 @@ public enum MessageCodec {
                 clientCount: try f.optionalInteger("clientCount") ?? Int64(clients.count),
                 focus: try f.optionalObject("focus").map { (o) throws(ProtocolError) in
                     ServerReply.Status.Focus(
-                        source: try o.string("source"), app: try o.optionalString("app"), pid: try o.optionalInteger("pid"))
+                        source: try o.string("source"), app: try o.optionalString("app"), pid: try o.optionalInteger("pid"),
+                        shell: try o.optionalInteger("shell"))
                 },
                 lastBack: try f.optionalObject("lastBack").map { (o) throws(ProtocolError) in
                     switch try o.string("target") {
@@ -273,7 +310,23 @@ public enum MessageCodec {
                     case let other:
                         throw o.error(.invalidField, "\"lastBack.target\" must be \"navigator\" or \"input\", got \(quoted(other))")
                     }
-                }))
+                },
+                daemon: try f.optionalObject("daemon").map { (o) throws(ProtocolError) in
+                    ServerReply.Status.Daemon(
+                        pid: try o.integer("pid"), startedBy: try o.string("startedBy"), unit: try o.optionalString("unit"),
+                        socketFromSystemd: try o.optionalBool("socketFromSystemd") ?? false, grab: try o.optionalString("grab"))
+                },
+                backInput: try f.optionalObject("backInput").map { (o) throws(ProtocolError) in
+                    ServerReply.Status.BackInput(
+                        on: try o.bool("on"), input: try o.optionalString("input"), mode: try o.optionalString("mode"),
+                        device: try o.optionalString("device"), problem: try o.optionalString("problem"))
+                },
+                rejected: try f.optionalObjects("rejected") { (r) throws(ProtocolError) in
+                    ServerReply.Status.Rejection(
+                        reason: ServerEvent.RejectionReason(rawValue: try r.string("reason")), device: try r.integer("device"),
+                        timeMicroseconds: try r.integer("time_us"))
+                },
+                rejectedCount: try f.optionalInteger("rejectedCount")))
         }
     }
 

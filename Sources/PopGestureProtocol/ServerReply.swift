@@ -58,14 +58,27 @@ public enum ServerReply: Sendable, Hashable {
         public var focus: Focus?
         /// Where the last committed back went; nil before the first.
         public var lastBack: LastBack?
+        /// How the daemon was started; nil from a daemon that does not say.
+        public var daemon: Daemon?
+        /// The daemon's back input device; nil from a daemon that does not say.
+        public var backInput: BackInput?
+        /// The last rejected pans, oldest first (at most 8); nil from a daemon that does not say.
+        public var rejected: [Rejection]?
+        /// How many pans were rejected since the daemon started; nil from a daemon that does not say.
+        public var rejectedCount: Int64?
 
         public init(
             version: Int64, devices: [Device], deviceCount: Int64? = nil, navigators: [Navigator],
             navigatorCount: Int64? = nil, clients: [Client], clientCount: Int64? = nil, focus: Focus? = nil,
-            lastBack: LastBack? = nil
+            lastBack: LastBack? = nil, daemon: Daemon? = nil, backInput: BackInput? = nil,
+            rejected: [Rejection]? = nil, rejectedCount: Int64? = nil
         ) {
             self.focus = focus
             self.lastBack = lastBack
+            self.daemon = daemon
+            self.backInput = backInput
+            self.rejected = rejected
+            self.rejectedCount = rejectedCount
             self.version = version
             self.devices = devices
             self.deviceCount = deviceCount ?? Int64(devices.count)
@@ -86,11 +99,77 @@ public enum ServerReply: Sendable, Hashable {
             public var source: String
             public var app: String?
             public var pid: Int64?
+            /// The shell's client number while a shell is connected; nil otherwise, and
+            /// from a daemon that does not say.
+            public var shell: Int64?
 
-            public init(source: String, app: String?, pid: Int64?) {
+            public init(source: String, app: String?, pid: Int64?, shell: Int64? = nil) {
                 self.source = source
                 self.app = app
                 self.pid = pid
+                self.shell = shell
+            }
+        }
+
+        /// `{"pid":812,"startedBy":"systemd","unit":"popgestured.service","socketFromSystemd":true,"grab":"off"}`:
+        /// how the daemon runs.
+        public struct Daemon: Sendable, Hashable {
+            public var pid: Int64
+            /// `systemd` (a unit started it) or `hand` (anything else: a shell, a test).
+            public var startedBy: String
+            /// The systemd unit it runs in, when systemd started it (`popgestured.service`).
+            public var unit: String?
+            /// Whether systemd passed the listening socket (`popgestured.socket`), rather
+            /// than the daemon binding a path itself.
+            public var socketFromSystemd: Bool
+            /// Grab mode as configured: `on` or `off`.
+            public var grab: String?
+
+            public init(pid: Int64, startedBy: String, unit: String?, socketFromSystemd: Bool, grab: String?) {
+                self.pid = pid
+                self.startedBy = startedBy
+                self.unit = unit
+                self.socketFromSystemd = socketFromSystemd
+                self.grab = grab
+            }
+        }
+
+        /// `{"on":true,"input":"alt+left","mode":"edge","device":"/dev/input/event7"}`, or
+        /// `{"on":false,"problem":"cannot create … ; load the uinput module …"}`: the
+        /// daemon's virtual keyboard for apps without a navigator.
+        public struct BackInput: Sendable, Hashable {
+            /// The device exists, so backs can reach apps that have no navigator.
+            public var on: Bool
+            /// What it sends by default (`alt+left`); nil when only some apps get one.
+            public var input: String?
+            /// `back-input-mode`: `edge` or `fullscreen`.
+            public var mode: String?
+            /// Its event node, when udev had named it.
+            public var device: String?
+            /// Why it is off although the configuration wants it, with the fix; nil
+            /// when it is on, or off because the configuration says `none`.
+            public var problem: String?
+
+            public init(on: Bool, input: String?, mode: String?, device: String?, problem: String?) {
+                self.on = on
+                self.input = input
+                self.mode = mode
+                self.device = device
+                self.problem = problem
+            }
+        }
+
+        /// `{"reason":"too-steep","device":0,"time_us":…}`: a pan that did not become a
+        /// back, as its `rejected` event said.
+        public struct Rejection: Sendable, Hashable {
+            public var reason: ServerEvent.RejectionReason
+            public var device: Int64
+            public var timeMicroseconds: Int64
+
+            public init(reason: ServerEvent.RejectionReason, device: Int64, timeMicroseconds: Int64) {
+                self.reason = reason
+                self.device = device
+                self.timeMicroseconds = timeMicroseconds
             }
         }
 
@@ -117,12 +196,38 @@ public enum ServerReply: Sendable, Hashable {
             public var path: String
             /// `touchscreen` or `touchpad`.
             public var kind: String
+            /// The screen's size as the engine measures swipes on it, after calibration
+            /// and rotation, in millimetres; nil from a daemon that does not say.
+            public var widthMillimetres: Double?
+            public var heightMillimetres: Double?
+            /// The size is the fallback guess (the device reports no resolution, udev no size).
+            public var sizeAssumed: Bool?
+            /// Clockwise degrees: 0, 90, 180 or 270 (always 0 for a touchpad).
+            public var rotation: Int64?
+            /// The seat it belongs to (`seat0`).
+            public var seat: String?
+            /// Grab mode's stage for it: `off`, `unsupported`, `failed`, `waiting-for-udev`,
+            /// `waiting-for-lift` or `grabbed`; nil from a daemon that does not say.
+            public var grab: String?
+            /// Grab mode's clone, the node the compositor reads instead, when there is one.
+            public var clone: String?
 
-            public init(device: Int64, name: String, path: String, kind: String) {
+            public init(
+                device: Int64, name: String, path: String, kind: String, widthMillimetres: Double? = nil,
+                heightMillimetres: Double? = nil, sizeAssumed: Bool? = nil, rotation: Int64? = nil, seat: String? = nil,
+                grab: String? = nil, clone: String? = nil
+            ) {
                 self.device = device
                 self.name = name
                 self.path = path
                 self.kind = kind
+                self.widthMillimetres = widthMillimetres
+                self.heightMillimetres = heightMillimetres
+                self.sizeAssumed = sizeAssumed
+                self.rotation = rotation
+                self.seat = seat
+                self.grab = grab
+                self.clone = clone
             }
         }
 

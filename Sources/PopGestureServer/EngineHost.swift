@@ -25,7 +25,24 @@ public struct EngineHost {
         public let name: String
         /// The device's ``DeviceConfiguration/kind``, as the engine uses it.
         public let kind: DeviceKind
+        /// The seat it belongs to, for `status`.
+        public let seat: String
     }
+
+    /// The seat of a device when the daemon names none: `seat0`, the one every machine
+    /// has, and the only one the daemon serves until it learns seats (udev's `ID_SEAT`).
+    public static let defaultSeat = "seat0"
+
+    /// A pan the engine rejected, as `status` lists it.
+    public struct Rejection: Sendable, Hashable {
+        public let reason: RejectionReason
+        public let device: DeviceID
+        public let time: Timestamp
+    }
+
+    /// `status` lists the last 8 rejected pans: enough to see why the last few swipes did
+    /// nothing, few enough that the list costs nothing to keep.
+    public static let recentRejectionLimit = 8
 
     /// The disconnect log names at most 3 of the navigators it removed ...
     static let loggedNavigatorIDs = 3
@@ -39,30 +56,47 @@ public struct EngineHost {
     public private(set) var devices: [Int: Device] = [:]
     /// Where the last committed back went, for `status`.
     public private(set) var lastBack: ServerReply.Status.LastBack?
+    /// How many pans were rejected since the start, for `status`.
+    public private(set) var rejectedCount: Int64 = 0
+    /// The last ``recentRejectionLimit`` rejections, a ring: slot `rejectedCount % limit`
+    /// is the next to be overwritten once it is full. Its capacity is reserved at `init`.
+    private var rejectionRing: ContiguousArray<Rejection> = []
+    /// What `status` says beside the engine's state; nil says nothing more (tests).
+    private let supplement: (any StatusSupplement)?
     private let logger: Logger
 
+    /// - Parameter supplement: asked for the daemon's part of each `status` reply.
     public init(
         settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
-        defaultLayout: LayoutDirection = .leftToRight, logger: Logger = Logger(label: "popgestured.engine")
+        defaultLayout: LayoutDirection = .leftToRight, supplement: (any StatusSupplement)? = nil,
+        logger: Logger = Logger(label: "popgestured.engine")
     ) {
         var engine = GestureEngine(settings: settings, logger: logger)
         engine.transitionTimeout = transitionTimeout
         engine.defaultLayout = defaultLayout
         feed = EngineFeed(engine: engine)
+        self.supplement = supplement
         self.logger = logger
+        rejectionRing.reserveCapacity(Self.recentRejectionLimit)
+    }
+
+    /// The last rejected pans, oldest first: at most ``recentRejectionLimit``.
+    public var recentRejections: [Rejection] {
+        let start = rejectionRing.count < Self.recentRejectionLimit ? 0 : Int(rejectedCount % Int64(Self.recentRejectionLimit))
+        return Array(rejectionRing[start...] + rejectionRing[..<start])
     }
 
     public var engine: GestureEngine { feed.engine }
 
     // MARK: - Devices
 
-    /// A device appeared. `key` is the daemon's; `path` and `name` are for `status`, and so is
-    /// `configuration.kind`, the one kind the engine uses too. `state` is what the kernel held
-    /// at open (see ``EngineFeed/addDevice(_:configuration:atOpen:)``).
+    /// A device appeared. `key` is the daemon's; `path`, `name` and `seat` are for `status`, and
+    /// so is `configuration.kind`, the one kind the engine uses too. `state` is what the kernel
+    /// held at open (see ``EngineFeed/addDevice(_:configuration:atOpen:)``).
     /// Adding a key that is already present replaces that device.
     /// Throws when a protocol A device's converter cannot be set up.
     public mutating func deviceAdded(
-        key: Int, path: String, name: String, description: DeviceDescription,
+        key: Int, path: String, name: String, seat: String = EngineHost.defaultSeat, description: DeviceDescription,
         configuration: DeviceConfiguration = .init(), atOpen state: DeviceStateAtOpen? = nil, at time: Timestamp,
         output: inout [EngineOutput]
     ) throws(InputError) -> DeviceID {
@@ -77,7 +111,7 @@ public struct EngineHost {
             logger.error("device key \(key) (\(path)) not added: \(error)")
             throw error
         }
-        devices[key] = Device(key: key, id: id, path: path, name: name, kind: configuration.kind)
+        devices[key] = Device(key: key, id: id, path: path, name: name, kind: configuration.kind, seat: seat)
         logger.debug("device key \(key) is \(id): \(path), \(name), \(configuration.kind.rawValue)")
         return id
     }
@@ -191,11 +225,21 @@ public struct EngineHost {
     }
 
     /// The engine side's half of `status`: devices and navigators, capped (see
-    /// ``ServerState/maximumStatusEntries``); the socket side adds the clients.
+    /// ``ServerState/maximumStatusEntries``), the focus, the last back and the last
+    /// rejections, and the ``supplement``'s part; the socket side adds the clients.
     private var status: ServerReply.Status {
         let devices = self.devices.values.sorted { $0.id.rawValue < $1.id.rawValue }.map { device in
-            ServerReply.Status.Device(
-                device: Int64(device.id.rawValue), name: device.name, path: device.path, kind: device.kind.rawValue)
+            var entry = ServerReply.Status.Device(
+                device: Int64(device.id.rawValue), name: device.name, path: device.path, kind: device.kind.rawValue,
+                seat: device.seat)
+            if let transform = feed.engine.screenTransform(of: device.id) {
+                entry.widthMillimetres = transform.screenSize.width
+                entry.heightMillimetres = transform.screenSize.height
+                entry.sizeAssumed = transform.sizeIsAssumed
+                entry.rotation = Int64(transform.rotation.rawValue)
+            }
+            supplement?.supplement(&entry, ofDevice: device.key)
+            return entry
         }
         let navigation = feed.engine.navigation
         let navigators = navigation.navigators.values.sorted { $0.id < $1.id }.map { nav in
@@ -212,8 +256,15 @@ public struct EngineHost {
             navigatorCount: Int64(navigators.count),
             clients: [], clientCount: 0,
             focus: ServerReply.Status.Focus(
-                source: focus.source.rawValue, app: focus.focusedApp, pid: focus.window?.pid.map(Int64.init)),
-            lastBack: lastBack)
+                source: focus.source.rawValue, app: focus.focusedApp, pid: focus.window?.pid.map(Int64.init),
+                shell: focus.shell.map { Int64($0.rawValue) }),
+            lastBack: lastBack, daemon: supplement?.daemon, backInput: supplement?.backInput,
+            rejected: recentRejections.map { rejection in
+                ServerReply.Status.Rejection(
+                    reason: .init(rejection.reason), device: Int64(rejection.device.rawValue),
+                    timeMicroseconds: rejection.time.microseconds)
+            },
+            rejectedCount: rejectedCount)
     }
 
     /// `, removed 3 navigators: a, b, c…` with at most ``loggedNavigatorIDs`` ids, each
@@ -232,17 +283,32 @@ public struct EngineHost {
     private mutating func drainEngineEvents(into output: inout [EngineOutput]) {
         guard feed.engine.hasEvents else { return }
         var last: ServerReply.Status.LastBack?
+        // Out of `self` while the engine drains (it holds `self.feed`), and back after:
+        // a swap, so that recording a rejection copies and allocates nothing.
+        var ring: ContiguousArray<Rejection> = []
+        swap(&ring, &rejectionRing)
+        var rejected = rejectedCount
         feed.engine.drainEvents { event in
             switch event {
             case .back(let navigator, let owner, _, _, _):
                 last = .navigator(navigator: navigator, owner: Int64(owner.rawValue))
             case .backInput(let input, let app, _, _):
                 last = .input(app: app, input: input.spelling)
+            case .rejected(let reason, let device, let time):
+                let rejection = Rejection(reason: reason, device: device, time: time)
+                if ring.count < Self.recentRejectionLimit {
+                    ring.append(rejection)
+                } else {
+                    ring[Int(rejected % Int64(Self.recentRejectionLimit))] = rejection
+                }
+                rejected += 1
             default:
                 break
             }
             output.append(.event(event))
         }
+        swap(&ring, &rejectionRing)
+        rejectedCount = rejected
         if let last {
             lastBack = last
             // Debug, not info: a swipe allocates nothing on this thread unless asked to log.
@@ -250,4 +316,17 @@ public struct EngineHost {
         }
     }
 
+}
+
+/// What `status` tells beside the engine's state, from whoever runs the ``EngineHost``
+/// (the daemon): how it was started, its back input device, each device's grab mode.
+/// Asked on the host's thread each time a `status` is answered, so it may read that
+/// thread's state; it should cost little.
+public protocol StatusSupplement: AnyObject {
+    /// How the daemon runs.
+    var daemon: ServerReply.Status.Daemon? { get }
+    /// The back input device.
+    var backInput: ServerReply.Status.BackInput? { get }
+    /// Adds what it knows of the device of `key` (the daemon's key) to its entry: its grab.
+    func supplement(_ entry: inout ServerReply.Status.Device, ofDevice key: Int)
 }

@@ -20,7 +20,7 @@ struct PopGestureCtl: ParsableCommand {
             See docs/POPGESTURECTL.md.
             """,
         subcommands: [
-            Monitor.self, Status.self, Stack.self, Push.self, Session.self, Demo.self,
+            Monitor.self, Status.self, Doctor.self, Stack.self, Push.self, Session.self, Demo.self,
             StandalonePop.self, StandaloneFront.self, Bridge.self,
         ])
 

@@ -85,7 +85,25 @@ struct RoundTripTests {
             version: 1, devices: [], navigators: [], clients: [],
             focus: ServerReply.Status.Focus(source: "clients", app: nil, pid: nil),
             lastBack: .navigator(navigator: "main", owner: 3))), id: nil),
+        .reply(.status(doctorStatus), id: .integer(4)),
     ]
+
+    /// Every field `popgesturectl doctor` reads: device details, the shell, the daemon,
+    /// the back input, the last rejections.
+    static let doctorStatus = ServerReply.Status(
+        version: 1,
+        devices: [ServerReply.Status.Device(
+            device: 0, name: "ELAN Touchscreen", path: "/dev/input/event5", kind: "touchscreen", widthMillimetres: 256.5,
+            heightMillimetres: 144, sizeAssumed: false, rotation: 90, seat: "seat0", grab: "grabbed",
+            clone: "/dev/input/event9")],
+        navigators: [], clients: [],
+        focus: ServerReply.Status.Focus(source: "shell", app: "firefox", pid: 4321, shell: 5),
+        daemon: ServerReply.Status.Daemon(
+            pid: 812, startedBy: "systemd", unit: "popgestured.service", socketFromSystemd: true, grab: "on"),
+        backInput: ServerReply.Status.BackInput(
+            on: false, input: nil, mode: "edge", device: nil, problem: "back input off: cannot create it"),
+        rejected: [ServerReply.Status.Rejection(reason: .tooSteep, device: 0, timeMicroseconds: 1_000_150_000)],
+        rejectedCount: 3)
 
     static let status = ServerReply.Status(
         version: 1,
@@ -128,6 +146,12 @@ struct RoundTripTests {
             == #"{"type":"status","version":1,"devices":[{"device":0,"name":"ELAN Touchscreen","path":"/dev/input/event5","kind":"touchscreen"}],"deviceCount":1,"navigators":[{"navigator":"main","owner":3,"pages":2,"front":true}],"navigatorCount":1,"clients":[{"client":3,"name":"files","pid":1234,"uid":1000,"gid":1000,"observer":false}],"clientCount":1}"#)
         #expect(MessageCodec.encode(.status(Self.truncatedStatus), id: .integer(9))
             == #"{"type":"status","version":1,"devices":[],"deviceCount":2,"navigators":[],"navigatorCount":0,"clients":[{"client":4,"observer":true}],"clientCount":200,"truncated":true,"id":9}"#)
+    }
+
+    @Test("status's fields for doctor come after version 1's, each left out when unknown")
+    func doctorStatusLine() {
+        #expect(MessageCodec.encode(.status(Self.doctorStatus), id: .integer(4))
+            == #"{"type":"status","version":1,"devices":[{"device":0,"name":"ELAN Touchscreen","path":"/dev/input/event5","kind":"touchscreen","widthMillimetres":256.5,"heightMillimetres":144.0,"sizeAssumed":false,"rotation":90,"seat":"seat0","grab":"grabbed","clone":"/dev/input/event9"}],"deviceCount":1,"navigators":[],"navigatorCount":0,"clients":[],"clientCount":0,"focus":{"source":"shell","app":"firefox","pid":4321,"shell":5},"daemon":{"pid":812,"startedBy":"systemd","unit":"popgestured.service","socketFromSystemd":true,"grab":"on"},"backInput":{"on":false,"mode":"edge","problem":"back input off: cannot create it"},"rejected":[{"reason":"too-steep","device":0,"time_us":1000150000}],"rejectedCount":3,"id":4}"#)
     }
 
     @Test("unsupported-version lists what the daemon speaks, before the id")

@@ -74,7 +74,7 @@ import Testing
         #expect(actions.types(to: files).contains("back"))
         let reply = h.reply(#"{"type":"status"}"#, from: shell)
         let status = try #require(reply)
-        #expect(status.contains(#""focus":{"source":"shell","app":"org.gnome.Nautilus","pid":99}"#))
+        #expect(status.contains(#""focus":{"source":"shell","app":"org.gnome.Nautilus","pid":99,"shell":2}"#))
         #expect(status.contains(#""lastBack":{"target":"navigator","navigator":"files","owner":1}"#))
     }
 

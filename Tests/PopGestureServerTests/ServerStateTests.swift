@@ -744,6 +744,12 @@ struct ServerStateTests {
     @Test("the largest status reply, with the longest ids everywhere, stays under the per-client limit")
     func statusWorstCase() throws {
         var h = Harness()
+        // The daemon's part at its longest: a back input problem and a unit name of 256 bytes
+        // that escape to 6 each, every device's grab with a clone.
+        let supplement = EngineHostStatusTests.Supplement()
+        supplement.daemon?.unit = Self.worstID
+        supplement.backInput = .init(on: false, input: nil, mode: "fullscreen", device: nil, problem: Self.worstID)
+        h.host = EngineHost(supplement: supplement, logger: quietLogger)
         let quotedID = JSONValue.quoted(Self.worstID)
         for n in 0..<128 {
             let client = h.connect(greeted: false)
@@ -760,6 +766,9 @@ struct ServerStateTests {
             try h.deviceAdded(
                 key: key, path: "/dev/input/" + Self.worstID, name: Self.worstID, description: Fixtures.touchscreen, at: h.time)
         }
+        // A full list of rejections, the device numbers at their widest.
+        _ = h.play(EngineHostStatusTests.scrolls(EngineHost.recentRejectionLimit), key: 63)
+        #expect(h.host.recentRejections.count == EngineHost.recentRejectionLimit)
         let status = h.reply(#"{"type":"status","id":\#(quotedID)}"#, from: ClientID(1))
         let line = try #require(status)
         let size = line.utf8.count
