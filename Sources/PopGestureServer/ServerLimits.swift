@@ -40,7 +40,7 @@ public struct ServerLimits: Sendable, Hashable {
     /// 32 clients at their own limit.
     public var maximumUnsentBytesTotal = 8 << 20
     /// The largest line the daemon writes: a `status` reply with every list full (the
-    /// measured worst case is 192,903 bytes, `ServerStateTests`). A client's requests are
+    /// measured worst case is 196,292 bytes, `ServerStateTests`). A client's requests are
     /// read only while its unsent output leaves room for one more such reply under
     /// ``maximumUnsentBytesPerClient``, so a client that reads is never disconnected for
     /// what it asked, however fast it asks: it waits for its own output instead.
