@@ -16,8 +16,8 @@ struct PopGestureCtl: ParsableCommand {
             commands over one connection, reading them from stdin.
 
             Exit status: 0 done, 1 the daemon answered a request with an error, 2 cannot \
-            connect or bad usage. Ctrl-C (SIGINT) and SIGTERM end a waiting command with 0. \
-            See docs/POPGESTURECTL.md.
+            connect or bad usage, 3 `bridge auto` found no bridge for the session. Ctrl-C \
+            (SIGINT) and SIGTERM end a waiting command with 0. See docs/POPGESTURECTL.md.
             """,
         subcommands: [
             Monitor.self, Status.self, Doctor.self, Stack.self, Push.self, Session.self, Demo.self,
@@ -79,6 +79,9 @@ enum ExitStatus: Int32 {
     /// The daemon answered a request with an error.
     case errorReply = 1
     case cannotConnect = 2
+    /// `bridge auto`: no bridge fits the session, so there is nothing to do (LSB's 3,
+    /// "not implemented": systemd shows it as 3/NOTIMPLEMENTED).
+    case noBridge = 3
     static let usage = ExitStatus.cannotConnect
 }
 

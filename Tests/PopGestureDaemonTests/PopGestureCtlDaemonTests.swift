@@ -134,11 +134,16 @@ struct PopGestureCtlDaemonTests {
         let name: String
 
         /// `stdin`: a script to read, e.g. a session's commands; none by default.
-        init(_ arguments: [String], in directory: URL, name: String, stdin: String? = nil) throws {
+        /// `environment`: variables set over the test's own.
+        init(_ arguments: [String], in directory: URL, name: String, stdin: String? = nil,
+             environment: [String: String] = [:]) throws {
             self.directory = directory
             self.name = name
             process.executableURL = URL(fileURLWithPath: PopGestureCtlCommandTests.binary)
             process.arguments = arguments
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
             process.standardInput = FileHandle.nullDevice
             if let stdin {
                 let url = directory.appendingPathComponent("\(name).in")

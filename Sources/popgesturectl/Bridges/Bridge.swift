@@ -14,9 +14,10 @@ struct Bridge: ParsableCommand {
             bridge connects again (after 0.5 s, doubling up to 5 s) and sends the focused \
             window at once. It ends with 0 when the window system does, or on Ctrl-C. \
             Only root, the daemon's user and a seat's active user may be the shell, and \
-            only one at a time. See docs/BRIDGES.md.
+            only one at a time. `bridge auto` runs the one that fits the session, or \
+            exits with 3 when none does. See docs/BRIDGES.md.
             """,
-        subcommands: [SwayBridge.self, X11Bridge.self])
+        subcommands: [AutoBridge.self, SwayBridge.self, X11Bridge.self])
 }
 
 /// The options every bridge takes.

@@ -35,6 +35,11 @@ struct SwayBridge: ParsableCommand {
             throw CtlFailure("\(Self.name): $SWAYSOCK is not set and --sway-socket is not given: is this sway's session?",
                              exitCode: .usage)
         }
+        try Self.run(swaySocket: path, options: options)
+    }
+
+    /// Runs the bridge on sway's socket at `path`: for `bridge sway` and `bridge auto`.
+    static func run(swaySocket path: String, options: BridgeOptions) throws {
         try Bridge.run(try SwaySource(path: path), name: Self.name, options: options)
     }
 }

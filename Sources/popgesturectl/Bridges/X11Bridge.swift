@@ -23,6 +23,11 @@ struct X11Bridge: ParsableCommand {
     static let name = "popgesturectl bridge x11"
 
     func run() throws {
+        try Self.run(display: display, options: options)
+    }
+
+    /// Runs the bridge on `display` (nil: `$DISPLAY`): for `bridge x11` and `bridge auto`.
+    static func run(display: String?, options: BridgeOptions) throws {
         // A write to an X server that just went away must be an error libxcb reports, not a death.
         signal(SIGPIPE, SIG_IGN)
         let source: X11FocusSource

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Glibc
+import PopGestureProtocol
+
+/// `popgesturectl bridge auto`: the bridge that fits the session it runs in, run as if
+/// named; or, when none fits, a message naming the session and exit 3, which
+/// popgesturectl-bridge.service takes as "nothing to do" (`SuccessExitStatus=3`).
+struct AutoBridge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auto",
+        abstract: "Run the focus bridge that fits this session, or say that none does (exit 3).",
+        discussion: """
+            Reads the session from the environment: SWAYSOCK set is sway (bridge sway); \
+            an X11 session (XDG_SESSION_TYPE=x11, or DISPLAY set without WAYLAND_DISPLAY) \
+            is bridge x11. GNOME, KDE Plasma and Phosh on Wayland, and other Wayland \
+            compositors, have no bridge yet: it says so, naming what it saw, and exits \
+            with 3. The user unit popgesturectl-bridge.service runs it in every \
+            graphical session. An empty variable counts as unset. See docs/BRIDGES.md.
+            """)
+
+    @OptionGroup var options: BridgeOptions
+
+    static let name = "popgesturectl bridge auto"
+
+    func run() throws {
+        let session = SessionEnvironment.current
+        let decision = Self.choose(session)
+        let message = "\(decision.reason) (the session: \(session))"
+        switch decision.choice {
+        case .sway(let socket):
+            standardError("\(Self.name): \(message)")
+            try SwayBridge.run(swaySocket: socket, options: options)
+        case .x11(let display):
+            standardError("\(Self.name): \(message)")
+            try X11Bridge.run(display: display, options: options)
+        case .none:
+            throw CtlFailure("bridge auto: \(message)", exitCode: .noBridge)
+        }
+    }
+}
+
+/// What `bridge auto` reads of the session: the variables that the display manager,
+/// logind and the compositor set, and that a session hands to the systemd user manager.
+/// An empty value counts as unset, as `systemctl --user unset-environment` leaves none.
+struct SessionEnvironment: Equatable, CustomStringConvertible {
+    /// In the order `description` shows them.
+    static let variables = ["XDG_CURRENT_DESKTOP", "XDG_SESSION_TYPE", "WAYLAND_DISPLAY", "SWAYSOCK", "DISPLAY"]
+
+    /// The set, non-empty ones among `variables`.
+    let values: [String: String]
+
+    init(_ environment: [String: String]) {
+        values = environment.filter { Self.variables.contains($0.key) && !$0.value.isEmpty }
+    }
+
+    /// This process's session.
+    static var current: SessionEnvironment {
+        SessionEnvironment(Dictionary(uniqueKeysWithValues: variables.compactMap { name in
+            getenv(name).map { (name, String(cString: $0)) }
+        }))
+    }
+
+    subscript(_ name: String) -> String? { values[name] }
+
+    /// `XDG_CURRENT_DESKTOP`'s names, most specific first: `Phosh:GNOME` is Phosh, then GNOME.
+    var desktops: [String] {
+        (self["XDG_CURRENT_DESKTOP"] ?? "").split(separator: ":").map(String.init)
+    }
+
+    /// `XDG_SESSION_TYPE=wayland, SWAYSOCK unset, …`: each variable, in `variables`' order,
+    /// its value quoted when it holds anything odd.
+    var description: String {
+        Self.variables.map { name in
+            values[name].map { "\(name)=\(quotedIfNeeded($0, limit: ProtocolLimits.maximumIdentifierBytes))" }
+                ?? "\(name) unset"
+        }.joined(separator: ", ")
+    }
+}
+
+/// The bridge `bridge auto` runs, with what it needs from the session.
+enum BridgeChoice: Equatable {
+    case sway(socket: String)
+    case x11(display: String)
+    /// No bridge fits: nothing to do.
+    case none
+}
+
+struct AutoBridgeDecision: Equatable {
+    var choice: BridgeChoice
+    /// Why, in a line: which variables decided, and for `.none` what the user can do.
+    var reason: String
+}
+
+extension AutoBridge {
+    /// Desktops with a compositor of their own and no bridge yet (issue 20), by the name
+    /// they give in `XDG_CURRENT_DESKTOP`, and the name a message shows. Phosh comes
+    /// first: its sessions say `Phosh:GNOME`.
+    static let desktopsWithoutBridge: [(name: String, shown: String)] = [
+        ("Phosh", "Phosh"), ("GNOME", "GNOME"), ("KDE", "KDE Plasma"),
+    ]
+
+    /// The bridge for `session`, from its environment alone:
+    /// 1. `SWAYSOCK` set: sway's bridge, on that socket.
+    /// 2. An X11 session (`XDG_SESSION_TYPE=x11`, or `DISPLAY` set and neither
+    ///    `WAYLAND_DISPLAY` nor `XDG_SESSION_TYPE=wayland`): the X11 bridge, which follows
+    ///    any EWMH window manager (GNOME's and KDE's on Xorg too). Without `DISPLAY`, none.
+    /// 3. A Wayland session: none yet, naming the desktop (GNOME, KDE Plasma, Phosh,
+    ///    or what `XDG_CURRENT_DESKTOP` says): only sway's has a bridge. Under Wayland the
+    ///    X11 bridge would see Xwayland's windows only.
+    /// 4. Nothing graphical: none.
+    static func choose(_ session: SessionEnvironment) -> AutoBridgeDecision {
+        let seeBridges = "see docs/BRIDGES.md"
+        if let socket = session["SWAYSOCK"] {
+            return AutoBridgeDecision(choice: .sway(socket: socket), reason: "SWAYSOCK is set: running bridge sway")
+        }
+        let type = session["XDG_SESSION_TYPE"]?.lowercased()
+        let isWayland = type == "wayland" || (type != "x11" && session["WAYLAND_DISPLAY"] != nil)
+        if type == "x11" || (!isWayland && session["DISPLAY"] != nil) {
+            guard let display = session["DISPLAY"] else {
+                return AutoBridgeDecision(
+                    choice: .none,
+                    reason: "an X11 session without DISPLAY: the session has not given it to systemd "
+                        + "(systemctl --user import-environment DISPLAY XAUTHORITY); \(seeBridges)")
+            }
+            let why = type == "x11" ? "XDG_SESSION_TYPE=x11" : "DISPLAY is set, WAYLAND_DISPLAY is not"
+            return AutoBridgeDecision(choice: .x11(display: display), reason: "\(why): running bridge x11")
+        }
+        guard isWayland else {
+            return AutoBridgeDecision(
+                choice: .none,
+                reason: "no graphical session: none of SWAYSOCK, WAYLAND_DISPLAY and DISPLAY is set; "
+                    + "run it in the session, or start popgesturectl-bridge.service from it; \(seeBridges)")
+        }
+        let desktops = session.desktops
+        let known = desktopsWithoutBridge.first { known in desktops.contains { $0.equalsIgnoringCase(known.name) } }
+        if known == nil, desktops.contains(where: { $0.equalsIgnoringCase("sway") }) {
+            return AutoBridgeDecision(
+                choice: .none,
+                reason: "sway's session without SWAYSOCK: sway has not given it to systemd "
+                    + "(systemctl --user import-environment SWAYSOCK); \(seeBridges)")
+        }
+        let desktop = known?.shown ?? desktops.first.map { quotedIfNeeded($0) } ?? "this Wayland compositor"
+        return AutoBridgeDecision(
+            choice: .none, reason: "no focus bridge for \(desktop) yet: apps report their own focus; \(seeBridges)")
+    }
+}
+
+extension StringProtocol {
+    /// Equal to `other` but for case (ASCII): desktop names are written both ways.
+    fileprivate func equalsIgnoringCase(_ other: String) -> Bool {
+        lowercased() == other.lowercased()
+    }
+}

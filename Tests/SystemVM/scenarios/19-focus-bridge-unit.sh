@@ -1,0 +1,187 @@
+#!/bin/bash
+# Issue 19, "Bridges that start themselves": the package enables
+# popgesturectl-bridge.service (`popgesturectl bridge auto`) for every user
+# (deb-systemd-helper --user: systemctl --global), and a real user manager (alice's
+# console login: pam_systemd starts user@UID.service) starts it with
+# graphical-session.target, which a stand-in desktop target binds to, as
+# gnome-session's and the sway wiki's sway-session.target do. In a GNOME Wayland
+# session it says that no bridge fits and ends inactive, not failed, never
+# restarted. In sway's session (a stand-in sway IPC socket) it runs sway's bridge,
+# which becomes the daemon's shell. A real failure is restarted until systemd's
+# start limit. The per-bridge sway unit replaces it (Conflicts=), also when both
+# are wanted at once. apt remove stops it in alice's manager and masks it; apt
+# purge leaves no link.
+# shellcheck source=../lib.sh
+. "$TIER/lib.sh"
+
+unit=popgesturectl-bridge.service
+sway_unit=popgesturectl-sway-bridge.service
+link=/etc/systemd/user/graphical-session.target.wants/$unit
+
+step "a fresh installation of the package: $unit enabled for every user, the per-bridge units not"
+dpkg --purge popgestured >"$WORK/purge-before.log" 2>&1 || { cat "$WORK/purge-before.log"; fail "dpkg --purge before the installation failed"; }
+cp "$REPO/$DEB" /root/
+if ! DEBIAN_FRONTEND=noninteractive apt-get install -y "/root/${DEB##*/}" >"$WORK/apt.log" 2>&1; then
+    sed 's/^/      /' "$WORK/apt.log"
+    fail "apt install ./${DEB##*/} failed"
+fi
+show ls -l "$link"
+[ "$(readlink -f "$link")" = "/usr/lib/systemd/user/$unit" ] ||
+    fail "the package did not enable $unit for every user: $link -> $(readlink "$link" || echo nothing)"
+show systemctl --global is-enabled "$unit" "$sway_unit" popgesturectl-x11-bridge.service
+[ "$(systemctl --global is-enabled "$unit")" = enabled ] || fail "systemctl --global is-enabled $unit: not enabled"
+for other in "$sway_unit" popgesturectl-x11-bridge.service; do
+    [ "$(systemctl --global is-enabled "$other" || true)" = disabled ] || fail "the package enabled $other too"
+done
+
+step "alice's console login, the active session of seat0: her user manager"
+id alice >/dev/null 2>&1 || useradd -m -s /bin/bash alice
+uid=$(id -u alice)
+autologin alice 2
+activate alice
+wait_for 60 "user@$uid.service" systemctl is-active --quiet "user@$uid.service"
+wait_for 60 "alice's manager's socket" test -S "/run/user/$uid/systemd/private"
+# systemctl --user as alice, through her manager's own socket (no D-Bus user bus here).
+as_alice() { setpriv --reuid=alice --regid=alice --init-groups env XDG_RUNTIME_DIR="/run/user/$uid" "$@"; }
+user_ctl() { as_alice systemctl --user "$@"; }
+prop() { user_ctl show -p "$1" --value "$2"; }
+# A desktop's own target, as gnome-session's: it starts graphical-session.target.
+cat >/etc/systemd/user/systemvm-desktop.target <<'EOF'
+[Unit]
+Description=A stand-in desktop session (Tests/SystemVM)
+BindsTo=graphical-session.target
+Wants=graphical-session-pre.target
+After=graphical-session-pre.target
+EOF
+user_ctl daemon-reload
+show user_ctl is-enabled "$unit"
+# session VAR=VALUE...: alice's manager's environment is exactly these of bridge
+# auto's variables, and the stand-in desktop starts (graphical-session.target with it).
+session() {
+    user_ctl unset-environment XDG_CURRENT_DESKTOP XDG_SESSION_TYPE WAYLAND_DISPLAY SWAYSOCK DISPLAY
+    user_ctl set-environment "$@"
+    user_ctl start systemvm-desktop.target
+    wait_for 30 "graphical-session.target in alice's manager" user_ctl is-active --quiet graphical-session.target
+}
+end_session() {
+    user_ctl stop systemvm-desktop.target graphical-session.target
+    wait_for 30 "$unit to stop with the session" test "$(prop ActiveState "$unit")" = inactive
+}
+# bridge_journal UNIT: what alice's UNIT logged (its stderr, systemd's lines).
+bridge_journal() { journalctl --no-pager -o cat "_SYSTEMD_USER_UNIT=$1" "_UID=$uid" 2>/dev/null | sed 's/^/      /'; }
+# journal_has TEXT: a journal line holds TEXT (journald may take a moment).
+journal_has() { journalctl --no-pager -o cat 2>/dev/null | grep -qF -- "$1"; }
+status_json() { popgesturectl status --json; }
+# shell_focus APP: the daemon's focus is the shell's word for APP, and the shell is
+# alice's `popgesturectl bridge sway`.
+shell_focus() {
+    status_json 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin); f = s.get("focus") or {}
+shell = [c for c in s.get("clients", []) if c.get("client") == f.get("shell")]
+sys.exit(0 if f.get("source") == "shell" and f.get("app") == sys.argv[1] and f.get("pid") == 4242
+         and shell and shell[0].get("name") == "popgesturectl bridge sway" and shell[0].get("uid") == int(sys.argv[2]) else 1)
+' "$1" "$uid"
+}
+
+step "GNOME on Wayland: no bridge fits; the unit ends inactive with 3, not failed, not restarted"
+session XDG_CURRENT_DESKTOP=GNOME XDG_SESSION_TYPE=wayland WAYLAND_DISPLAY=wayland-0 DISPLAY=:0
+wait_for 30 "$unit to run and end" test "$(prop ExecMainStatus "$unit")" = 3
+sleep 3  # no restart after RestartSec=2
+show user_ctl show -p ActiveState -p Result -p ExecMainStatus -p NRestarts "$unit"
+[ "$(prop ActiveState "$unit")" = inactive ] || fail "$unit is $(prop ActiveState "$unit") after exit 3, not inactive"
+[ "$(prop Result "$unit")" = success ] || fail "$unit's result is $(prop Result "$unit"): exit 3 must count as success"
+[ "$(prop NRestarts "$unit")" = 0 ] || fail "$unit was restarted after exit 3"
+wait_for 30 "the journal's line saying that no bridge fits GNOME" journal_has 'popgesturectl: bridge auto: no focus bridge for GNOME yet: apps report their own focus; see docs/BRIDGES.md (the session: XDG_CURRENT_DESKTOP=GNOME, XDG_SESSION_TYPE=wayland, WAYLAND_DISPLAY=wayland-0, SWAYSOCK unset, DISPLAY=:0)'
+bridge_journal "$unit"
+end_session
+
+step "sway: bridge auto runs sway's bridge, the daemon's shell"
+# A stand-in for sway's IPC socket: it answers the subscription and the tree (one
+# focused window, app org.example.one, pid 4242), then says nothing more.
+cat >/tmp/systemvm-fake-sway.py <<'EOF'
+import json, os, socket, struct, sys, threading
+TREE = {"id": 1, "type": "root", "nodes": [{"id": 2, "type": "output", "floating_nodes": [], "nodes": [
+    {"id": 3, "type": "workspace", "floating_nodes": [], "nodes": [
+        {"id": 4, "type": "con", "focused": True, "app_id": "org.example.one", "pid": 4242,
+         "nodes": [], "floating_nodes": []}]}]}], "floating_nodes": []}
+REPLIES = {2: {"success": True}, 4: TREE}
+def serve(conn):
+    buffer = b""
+    while chunk := conn.recv(65536):
+        buffer += chunk
+        while len(buffer) >= 14 and len(buffer) >= 14 + struct.unpack("<I", buffer[6:10])[0]:
+            length, kind = struct.unpack("<II", buffer[6:14])
+            buffer = buffer[14 + length:]
+            data = json.dumps(REPLIES.get(kind, {})).encode()
+            conn.sendall(b"i3-ipc" + struct.pack("<II", len(data), kind) + data)
+    conn.close()
+server = socket.socket(socket.AF_UNIX)
+server.bind(sys.argv[1])
+server.listen(8)
+while True:
+    threading.Thread(target=serve, args=(server.accept()[0],), daemon=True).start()
+EOF
+swaysock=/run/user/$uid/sway-ipc.systemvm.sock
+as_alice python3 /tmp/systemvm-fake-sway.py "$swaysock" >"$WORK/fake-sway.log" 2>&1 &
+BG_PIDS+=("$!")
+wait_for 30 "the stand-in sway socket" test -S "$swaysock"
+session SWAYSOCK="$swaysock" WAYLAND_DISPLAY=wayland-1
+wait_for 30 "$unit to be active" user_ctl is-active --quiet "$unit"
+wait_for 60 "the daemon's focus from alice's sway bridge" shell_focus org.example.one
+show popgesturectl status
+wait_for 30 "the journal's line saying that bridge auto runs sway's bridge" journal_has "popgesturectl bridge auto: SWAYSOCK is set: running bridge sway"
+bridge_journal "$unit"
+
+step "the sway unit started by hand replaces bridge auto's (Conflicts=): one shell"
+user_ctl start "$sway_unit"
+wait_for 30 "$sway_unit to be active" user_ctl is-active --quiet "$sway_unit"
+wait_for 30 "$unit to be stopped" test "$(prop ActiveState "$unit")" = inactive
+wait_for 60 "the daemon's focus from the sway unit's bridge" shell_focus org.example.one
+show user_ctl list-units --all 'popgesturectl-*'
+bridge_journal "$sway_unit"
+user_ctl stop "$sway_unit"
+end_session
+
+step "both wanted at once (the sway unit wanted by the desktop too): the sway unit runs, bridge auto's does not"
+as_alice mkdir -p /home/alice/.config/systemd/user/systemvm-desktop.target.wants
+as_alice ln -sf "/usr/lib/systemd/user/$sway_unit" "/home/alice/.config/systemd/user/systemvm-desktop.target.wants/$sway_unit"
+user_ctl daemon-reload
+started_before=$(prop ExecMainStartTimestampMonotonic "$unit")
+session SWAYSOCK="$swaysock" WAYLAND_DISPLAY=wayland-1
+wait_for 30 "$sway_unit to be active" user_ctl is-active --quiet "$sway_unit"
+wait_for 60 "the daemon's focus from the sway unit's bridge" shell_focus org.example.one
+sleep 2
+show user_ctl list-units --all 'popgesturectl-*'
+[ "$(prop ExecMainStartTimestampMonotonic "$unit")" = "$started_before" ] ||
+    fail "$unit ran beside $sway_unit, which conflicts with it"
+user_ctl stop "$sway_unit"
+rm "/home/alice/.config/systemd/user/systemvm-desktop.target.wants/$sway_unit"
+user_ctl daemon-reload
+end_session
+
+step "a real failure (sway's socket gone): restarted, then failed at the start limit"
+session SWAYSOCK=/run/user/$uid/sway-ipc.gone.sock WAYLAND_DISPLAY=wayland-1
+wait_for 90 "$unit to fail" user_ctl is-failed --quiet "$unit"
+show user_ctl show -p ActiveState -p Result -p ExecMainStatus -p NRestarts "$unit"
+[ "$(prop NRestarts "$unit")" -ge 3 ] || fail "$unit failed after $(prop NRestarts "$unit") restarts: Restart=on-failure did not retry"
+bridge_journal "$unit" | tail -n 4
+user_ctl stop systemvm-desktop.target graphical-session.target
+user_ctl reset-failed "$unit"
+
+step "apt remove: bridge auto's unit stops in alice's manager and is masked; apt purge: no link left"
+session SWAYSOCK="$swaysock" WAYLAND_DISPLAY=wayland-1
+wait_for 60 "the daemon's focus from alice's sway bridge" shell_focus org.example.one
+DEBIAN_FRONTEND=noninteractive apt-get remove -y popgestured >"$WORK/remove.log" 2>&1 || { cat "$WORK/remove.log"; fail "apt remove failed"; }
+show user_ctl show -p ActiveState -p Result "$unit"
+[ "$(prop ActiveState "$unit")" = inactive ] || fail "apt remove left $unit $(prop ActiveState "$unit") in alice's manager"
+pgrep -u alice -a popgesturectl && fail "a popgesturectl of alice's still runs after apt remove"
+[ "$(readlink "/etc/systemd/user/$unit")" = /dev/null ] || fail "apt remove did not mask $unit in /etc/systemd/user"
+DEBIAN_FRONTEND=noninteractive apt-get purge -y popgestured >"$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log"; fail "apt purge failed"; }
+show find /etc/systemd/user -name 'popgesturectl*'
+[ -z "$(find /etc/systemd/user -name 'popgesturectl*')" ] || fail "apt purge left links or masks in /etc/systemd/user"
+[ ! -e /var/lib/systemd/deb-systemd-user-helper-enabled/$unit.dsh-also ] || fail "apt purge left deb-systemd-helper's state for $unit"
+end_session
+user_ctl unset-environment SWAYSOCK WAYLAND_DISPLAY
+rm -f /etc/systemd/user/systemvm-desktop.target /tmp/systemvm-fake-sway.py
+log "bridge auto's unit: enabled for all, quiet where nothing fits, sway's bridge in sway, replaced by the sway unit, restarted on failure, gone with the package"
