@@ -347,8 +347,12 @@ struct Diagnosis {
                 return .ok("\(name): grabbed; the compositor reads\(clone)")
             case "waiting-for-lift":
                 return .warning("\(name): waiting for every finger to lift before the grab", ["touches reach the app underneath until then"])
+            case "waiting-for-reader":
+                return .warning(
+                    "\(name): nothing has opened\(clone) yet, so the real device is not grabbed",
+                    ["swipes work, but the app underneath gets their touches too; a compositor opens the clone when udev announces it"])
             case "waiting-for-udev":
-                return .warning("\(name): waiting for udev to announce\(clone) (10 s at most), then for the lift")
+                return .warning("\(name): waiting for udev to announce\(clone) (10 s at most), then for a reader and the lift")
             case "unsupported":
                 return .note("\(name): grab mode takes protocol B touchscreens only; read without a grab")
             case "failed":
@@ -391,15 +395,16 @@ struct Diagnosis {
         return findings
     }
 
-    /// The bridge for the session the doctor runs in.
+    /// The bridge for the session the doctor runs in, as `bridge auto` would choose it.
     private var bridgeFix: String {
-        if environment["SWAYSOCK"] != nil {
-            return "sway: exec popgesturectl bridge sway in ~/.config/sway/config, or systemctl --user start popgesturectl-sway-bridge.service (docs/BRIDGES.md)"
+        let decision = AutoBridge.choose(SessionEnvironment(environment))
+        switch decision.choice {
+        case .sway, .x11:
+            return "systemctl --user start popgesturectl-bridge.service (the package enables it for every graphical session; "
+                + "it runs popgesturectl bridge auto: \(decision.reason); docs/BRIDGES.md)"
+        case .none:
+            return "popgesturectl bridge auto says: \(decision.reason)"
         }
-        if environment["DISPLAY"] != nil && environment["WAYLAND_DISPLAY"] == nil {
-            return "X11: systemctl --user enable --now popgesturectl-x11-bridge.service, or popgesturectl bridge x11 & (docs/BRIDGES.md)"
-        }
-        return "start the bridge of your session: popgesturectl bridge sway or popgesturectl bridge x11 (docs/BRIDGES.md)"
     }
 
     // MARK: - 6. Rejected pans
