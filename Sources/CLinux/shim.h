@@ -1,3 +1,4 @@
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/inotify.h>

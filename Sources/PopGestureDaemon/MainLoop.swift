@@ -188,6 +188,11 @@ private final class InputLoop: @unchecked Sendable {
     /// Grab mode's deadlines (held touches, clones udev has not announced); made with
     /// the first clone.
     private var grabTimer: DeadlineTimer?
+    /// Who opens grab mode's clones (``CloneReaderWatch``); made with the first clone.
+    /// Nil before, or when inotify failed (`readerWatchFailed`: the grab then follows
+    /// udev's announcement without waiting for a reader).
+    private var readerWatch: CloneReaderWatch?
+    private var readerWatchFailed = false
     private let loginMonitor: LoginMonitor?
 
     init(
@@ -223,12 +228,7 @@ private final class InputLoop: @unchecked Sendable {
             let takes = open.info.kind == .touchscreen && TouchGrab.supports(open.device.description)
             return (takes ? "failed" : "unsupported", nil)
         }
-        let stage = switch grab.stage {
-        case .waitingForUdev: "waiting-for-udev"
-        case .waitingForLift: "waiting-for-lift"
-        case .grabbed: "grabbed"
-        }
-        return (stage, grab.clone.devnode)
+        return (grab.stage.name, grab.clone.devnode)
     }
 
     func openPresentDevices() {
@@ -274,6 +274,7 @@ private final class InputLoop: @unchecked Sendable {
         pollSet.append(pollfd(fd: timerFD ?? -1, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: grabTimer?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: loginMonitor?.fileDescriptor ?? -1, events: loginMonitor?.events ?? 0, revents: 0))
+        pollSet.append(pollfd(fd: readerWatch?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
         let firstDevice = pollSet.count
         for open in devices {
             pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
@@ -300,7 +301,9 @@ private final class InputLoop: @unchecked Sendable {
         }
         for key in readyKeys { read(key) }
         if pollSet[pipeIndex].revents != 0 { readEventPipe() }
-        if pollSet[1].revents != 0 { applyUdevChanges() }
+        let udevNews = pollSet[1].revents != 0
+        if udevNews { applyUdevChanges() }
+        if udevNews || pollSet[6].revents != 0 { grabWaitingDevices(now: DeadlineTimer.now(), udevNews: udevNews) }
         if let grabTimer, pollSet[4].revents != 0 {
             grabTimer.acknowledge()
             expireGrabs()
@@ -404,8 +407,9 @@ private final class InputLoop: @unchecked Sendable {
     }
 
     /// `batch`, read from a device with grab mode's clone: whole frames through the
-    /// engine and the router once grabbed; before that as usual, then a grab when
-    /// the read ended on a frame (a touch must end where it began).
+    /// engine and the router once grabbed; before that as usual, and the grab's gate
+    /// follows the contacts, to grab at the end of a frame with none down (a touch
+    /// must end where it began).
     private func readGrabbed(index: Int, grab: TouchGrab) {
         let open = devices[index]
         let sink = sink
@@ -416,9 +420,8 @@ private final class InputLoop: @unchecked Sendable {
                     verdict: { sink.touchVerdict(ofDevice: open.key) })
             } else {
                 if !batch.isEmpty { sink.received(batch, fromDevice: open.key) }
-                if batch.last?.isFrameEnd ?? true {
-                    try grab.grabIfReady(open.device, monitor: monitor, now: batch.last?.time ?? DeadlineTimer.now())
-                }
+                grab.observe(batch)
+                try grab.grabIfReady(open.device)
             }
         } catch {
             dropGrab(at: index, error)
@@ -435,11 +438,39 @@ private final class InputLoop: @unchecked Sendable {
         devices[index].grab = nil
     }
 
-    /// Clones waiting for udev, and devices waiting for their fingers to lift before
-    /// the grab: udev's messages about a clone make the monitor readable.
-    private func grabWaitingDevices(now: Timestamp) {
+    /// Clones waiting for udev or for a reader, and devices waiting for their fingers
+    /// to lift: udev's messages about a clone make the monitor readable (`udevNews`),
+    /// the clone's opens the reader watch. udev is asked first, then the watch is
+    /// read: an open and close by udev's own workers while processing the clone are
+    /// then read together, and count as no reader.
+    private func grabWaitingDevices(now: Timestamp, udevNews: Bool) {
+        if udevNews {
+            for open in devices where open.grab?.isGrabbed == false { open.grab!.checkUdev(monitor, now: now) }
+        }
+        readCloneReaders(now: now)
         forEachGrab(where: { !$0.isGrabbed }) { grab, device throws(InputError) in
-            try grab.grabIfReady(device, monitor: monitor, now: now)
+            try grab.grabIfReady(device)
+        }
+    }
+
+    /// Drains the reader watch; each waiting clone gets its opens and closes.
+    private func readCloneReaders(now: Timestamp) {
+        guard let readerWatch else { return }
+        let changes = readerWatch.read()
+        guard !changes.isEmpty else { return }
+        let overflow = changes.contains(.overflow)
+        if overflow { logger.warning("\(readerWatch.directory): inotify's queue overflowed; a waiting clone counts as opened") }
+        for open in devices {
+            guard let grab = open.grab, !grab.isGrabbed, let node = grab.clone.devnode else { continue }
+            var opened = overflow ? 1 : 0, closed = 0
+            for change in changes {
+                switch change {
+                case .opened(node): opened += 1
+                case .closed(node): closed += 1
+                default: break
+                }
+            }
+            if opened > 0 || closed > 0 { grab.readersChanged(opened: opened, closed: closed, at: now) }
         }
     }
 
@@ -448,7 +479,7 @@ private final class InputLoop: @unchecked Sendable {
     private func expireGrabs() {
         let now = DeadlineTimer.now()
         forEachGrab(where: { $0.deadline.map { $0 <= now } ?? false }) { grab, device throws(InputError) in
-            try grab.expire(device, monitor: monitor, at: now)
+            try grab.expire(device, at: now)
         }
     }
 
@@ -500,7 +531,6 @@ private final class InputLoop: @unchecked Sendable {
                 remove(at: index, reason: "unplugged")
             }
         }
-        grabWaitingDevices(now: DeadlineTimer.now())
     }
 
     private func open(_ info: InputDeviceInfo) {
@@ -553,7 +583,9 @@ private final class InputLoop: @unchecked Sendable {
     }
 
     /// Grab mode's clone of a touchscreen just opened; nil, logged, when grab mode
-    /// cannot take it. The grab itself waits for udev to announce the clone.
+    /// cannot take it. The grab itself waits for udev to announce the clone, for
+    /// something to open it (``CloneReaderWatch``, made before the first clone so that
+    /// no open is missed) and for the lift.
     private func makeGrab(_ device: EvdevDevice, info: InputDeviceInfo) -> TouchGrab? {
         guard TouchGrab.supports(device.description) else {
             logger.warning("\(info.devnode) \(quoted(info.name)): grab mode takes protocol B touchscreens only; read without a grab")
@@ -561,7 +593,16 @@ private final class InputLoop: @unchecked Sendable {
         }
         do throws(InputError) {
             if grabTimer == nil { grabTimer = try DeadlineTimer() }
-            let grab = try TouchGrab(device: device, now: DeadlineTimer.now(), logger: logger)
+            if readerWatch == nil && !readerWatchFailed {
+                do throws(InputError) {
+                    readerWatch = try CloneReaderWatch()
+                } catch {
+                    readerWatchFailed = true
+                    logger.warning("\(error.message): who opens the clones cannot be known, so each grab follows udev's announcement, whether or not anything reads the clone")
+                }
+            }
+            let grab = try TouchGrab(
+                device: device, now: DeadlineTimer.now(), watchesReaders: readerWatch != nil, logger: logger)
             defer { armGrabTimer() }  // for its wait for udev, should udev never say
             logger.info("\(info.devnode) \(quoted(info.name)): cloned as \(grab.clone.devnode ?? grab.clone.name) for grab mode")
             return grab

@@ -4,42 +4,22 @@ import PopGestureInput
 
 /// Grab mode for one touchscreen, on the input thread: its uinput clone, the grab of
 /// the real device, and the ``TouchRouter`` that decides, frame by frame, what the
-/// clone gets. It decides nothing itself: the router does, from the engine's verdict;
-/// this carries the router's actions out on the clone (docs/ARCHITECTURE.md, "Grab mode").
+/// clone gets. It decides nothing itself: ``GrabGate`` decides when to grab, the
+/// router what the clone gets, from the engine's verdict; this carries their
+/// decisions out (docs/ARCHITECTURE.md, "Grab mode").
 ///
 /// ```
-/// waitingForUdev ──udev announced the clone (or 10 s)──▶ waitingForLift ──no finger down──▶ grabbed
-///                                                          ▲                                  │
-///                                                          └──── a finger was down at the grab ┘ (ungrabbed at once)
+/// waitingForUdev ──announced (or 10 s)──▶ waitingForReader ──the clone opened──▶ waitingForLift ──a frame ends, none down──▶ grabbed
 /// ```
 ///
 /// Until it is grabbed the compositor reads the real device and the clone stays
-/// silent, so no touch is seen twice.
+/// silent, so no touch is seen twice. Nothing ever opening the clone means no grab at
+/// all: the real device stays readable by everyone (logged once, after 10 s).
 final class TouchGrab {
-    enum Stage: Equatable, CustomStringConvertible {
-        /// The clone exists; udev has not processed it yet, so a compositor may not
-        /// have it: grabbing now would take the touches from everyone. Until `deadline`.
-        case waitingForUdev(deadline: Timestamp)
-        /// Grabbed at the next moment no finger is down (a touch must end where it began).
-        case waitingForLift
-        case grabbed
-
-        var description: String {
-            switch self {
-            case .waitingForUdev(let deadline): "waiting for udev to announce the clone (until \(deadline))"
-            case .waitingForLift: "waiting for every finger to lift"
-            case .grabbed: "grabbed"
-            }
-        }
-    }
-
-    /// How long to wait for udev to announce the clone before grabbing anyway: 10 s.
-    /// Without udevd (a container, a rescue shell) the announcement never comes.
-    static let udevWait: Duration = .seconds(10)
-
     let clone: TouchClone
-    private(set) var stage: Stage
+    private(set) var gate: GrabGate
     private let description: DeviceDescription
+    private let path: String
     private var router: TouchRouter?
     /// The events of the frame being read, until its `SYN_REPORT`: the router and the
     /// engine's verdict work on whole frames.
@@ -48,10 +28,13 @@ final class TouchGrab {
 
     /// Makes the clone of `device` (protocol B only: see ``supports(_:)``). Throws
     /// when uinput refuses (no module, no permission), with the fix in the message.
-    init(device: EvdevDevice, now: Timestamp, logger: Logger) throws(InputError) {
+    /// `watchesReaders`: the loop watches who opens the clone (``CloneReaderWatch``)
+    /// and reports it through ``readersChanged(opened:closed:at:)``.
+    init(device: EvdevDevice, now: Timestamp, watchesReaders: Bool, logger: Logger) throws(InputError) {
         clone = try TouchClone(cloning: device)
         description = device.description
-        stage = .waitingForUdev(deadline: now + Self.udevWait)
+        path = device.path
+        gate = GrabGate(stateAtOpen: device.stateAtOpen, now: now, watchesReaders: watchesReaders)
         self.logger = logger
         frame.reserveCapacity(64)
     }
@@ -62,40 +45,50 @@ final class TouchGrab {
         description.touchProtocol == .slots && description.has(axis: ABS.mtTrackingID)
     }
 
-    /// When the loop must call ``expire(device:at:)`` at the latest: a held touch's
-    /// deadline, or the end of the wait for udev. Nil when nothing waits.
+    var stage: GrabGate.Stage { gate.stage }
+
+    /// When the loop must call ``expire(_:at:)`` at the latest: a held touch's
+    /// deadline, the end of the wait for udev, or the notice that nothing reads the
+    /// clone. Nil when nothing waits.
     var deadline: Timestamp? {
-        switch stage {
-        case .waitingForUdev(let deadline): deadline
-        case .waitingForLift: nil
-        case .grabbed: router?.holdDeadline
-        }
+        gate.stage == .grabbed ? router?.holdDeadline : gate.deadline
     }
 
-    var isGrabbed: Bool { stage == .grabbed }
+    var isGrabbed: Bool { gate.stage == .grabbed }
 
     // MARK: - Grabbing
 
-    /// Grabs `device` when the stage allows it: udev has announced the clone (or the
-    /// wait is over) and no finger is down. Call it after a read that ended on a frame,
-    /// when the udev monitor was readable, and at ``deadline``.
-    func grabIfReady(_ device: EvdevDevice, monitor: UdevInputMonitor, now: Timestamp) throws(InputError) {
-        if case .waitingForUdev(let deadline) = stage {
-            if let node = clone.devnode, monitor.hasProcessed(devnode: node) {
-                move(to: .waitingForLift, "udev announced \(node)")
-            } else if now >= deadline {
-                logger.warning("\(device.path): udev has not announced the clone \(clone.devnode ?? "(no node)") after \(Self.udevWait); grabbing anyway")
-                move(to: .waitingForLift, "udev wait over")
-            } else {
-                return
-            }
+    /// Events read from the device before the grab (the engine has them already):
+    /// the gate follows the contacts down.
+    func observe(_ events: [InputEvent]) {
+        for event in events { gate.observe(event) }
+    }
+
+    /// Whether udev has processed the clone yet (the monitor was readable).
+    func checkUdev(_ monitor: UdevInputMonitor, now: Timestamp) {
+        guard case .waitingForUdev = gate.stage, let node = clone.devnode, monitor.hasProcessed(devnode: node) else {
+            return
         }
-        guard stage == .waitingForLift, frame.isEmpty else { return }
+        log(gate.udevAnnounced(at: now))
+    }
+
+    /// The clone's node was opened and closed so many times in one read of the watch.
+    func readersChanged(opened: Int, closed: Int, at now: Timestamp) {
+        log(gate.readersChanged(opened: opened, closed: closed, at: now))
+    }
+
+    /// Grabs `device` when the gate allows it (``GrabGate/mayGrab``): call it after a
+    /// read, after news of udev or of the clone's readers, and at ``deadline``.
+    func grabIfReady(_ device: EvdevDevice) throws(InputError) {
+        guard gate.mayGrab, frame.isEmpty else { return }
+        logger.debug("\(path): grabbing (EVIOCGRAB)")
         try device.grab()
-        // A finger that landed before the grab took would end for nobody: give it back.
+        // A finger that landed after the last frame read, before the grab took, would
+        // end for nobody: give it back, and wait for the frames that show it.
         if try device.kernelContactsDown() {
             try device.ungrab()
-            logger.debug("\(device.path): a finger is down; grab again once it lifts")
+            gate.fingerFoundAtGrab()
+            logger.debug("\(path): a finger landed just before the grab; released, waiting for its lift")
             return
         }
         let slot = device.currentSlot
@@ -107,7 +100,7 @@ final class TouchGrab {
             throw error
         }
         router = TouchRouter(device: description, currentSlot: Int(slot), logger: logger)
-        move(to: .grabbed, "the compositor reads \(clone.devnode ?? clone.name) now")
+        log(gate.grabbed())
         logger.info("\(device.path): grabbed; the compositor reads the clone \(clone.devnode ?? clone.name)")
     }
 
@@ -131,18 +124,28 @@ final class TouchGrab {
         }
     }
 
-    /// The deadline passed with no frame since: a held touch is released, or the
-    /// wait for udev is over.
-    func expire(_ device: EvdevDevice, monitor: UdevInputMonitor, at now: Timestamp) throws(InputError) {
-        switch stage {
-        case .grabbed:
+    /// The deadline passed with no frame since: a held touch is released, the wait
+    /// for udev is over, or nothing has opened the clone for a while (said once).
+    func expire(_ device: EvdevDevice, at now: Timestamp) throws(InputError) {
+        guard gate.stage != .grabbed else {
             guard var router else { return }
             let action = router.expire(at: now)
             self.router = router
             try carryOut(action, frame: [])
-        case .waitingForUdev, .waitingForLift:
-            try grabIfReady(device, monitor: monitor, now: now)
+            return
         }
+        switch gate.expire(at: now) {
+        case .nothing:
+            break
+        case .moved(let transition):
+            if case .waitingForUdev = transition.from {
+                logger.warning("\(path): udev has not announced the clone \(clone.devnode ?? "(no node)") after \(GrabGate.udevWait); going on without it")
+            }
+            log(transition)
+        case .noReader:
+            logger.notice("\(path): nothing has opened the clone \(clone.devnode ?? clone.name) in \(GrabGate.readerNotice): not grabbed, so the real device stays readable by everyone; the grab follows when something (the compositor) opens the clone")
+        }
+        try grabIfReady(device)
     }
 
     /// The device is going (unplug, stop, reload) or grab mode fails: every contact
@@ -200,8 +203,8 @@ final class TouchGrab {
         }
     }
 
-    private func move(to next: Stage, _ why: String) {
-        logger.debug("\(clone.name): \(stage) → \(next): \(why)")
-        stage = next
+    private func log(_ transition: GrabGate.Transition?) {
+        guard let transition else { return }
+        logger.debug("\(path): grab stage: \(transition)")
     }
 }

@@ -207,7 +207,8 @@ public enum ServerReply: Sendable, Hashable {
             /// The seat it belongs to (`seat0`).
             public var seat: String?
             /// Grab mode's stage for it: `off`, `unsupported`, `failed`, `waiting-for-udev`,
-            /// `waiting-for-lift` or `grabbed`; nil from a daemon that does not say.
+            /// `waiting-for-reader`, `waiting-for-lift` or `grabbed`; nil from a daemon
+            /// that does not say.
             public var grab: String?
             /// Grab mode's clone, the node the compositor reads instead, when there is one.
             public var clone: String?

@@ -195,7 +195,8 @@ import Testing
     @Test("grab mode per device: its stage in words", arguments: [
         ("grabbed", Finding.Level.ok, "device 0: grabbed; the compositor reads the clone /dev/input/event9"),
         ("waiting-for-lift", .warning, "device 0: waiting for every finger to lift before the grab"),
-        ("waiting-for-udev", .warning, "device 0: waiting for udev to announce the clone /dev/input/event9 (10 s at most), then for the lift"),
+        ("waiting-for-udev", .warning, "device 0: waiting for udev to announce the clone /dev/input/event9 (10 s at most), then for a reader and the lift"),
+        ("waiting-for-reader", .warning, "device 0: nothing has opened the clone /dev/input/event9 yet, so the real device is not grabbed"),
         ("failed", .warning, "device 0: grab mode failed for it (its clone or the grab); read without a grab"),
         ("unsupported", .note, "device 0: grab mode takes protocol B touchscreens only; read without a grab"),
     ])

@@ -369,12 +369,47 @@ _log_since_mark() { tail -n +"$(( ${LOG_MARK:-0} + 1 ))" "$DAEMON_LOG"; }
 # clone_of NODE: the clone the daemon logged for NODE ("NODE ...: cloned as /dev/input/eventN").
 clone_of() { _log_since_mark | grep -F "$1 " | sed -n 's/.*cloned as \(\/dev\/input\/event[0-9]*\).*/\1/p' | tail -n 1; }
 _grabbed() { daemon_alive; _log_since_mark | grep -qF "$1: grabbed; the compositor reads the clone"; }
-# wait_grabbed NODE: the daemon (--grab on) grabbed NODE; sets CLONE to its clone,
-# once udev has tagged it a touchscreen.
-wait_grabbed() {
-    wait_for 120 "the daemon to grab $1" _grabbed "$1"
+_cloned() { daemon_alive; [ -n "$(clone_of "$1")" ]; }
+# grabs_of NODE: how many times the daemon called EVIOCGRAB on NODE (its debug line
+# "NODE: grabbing (EVIOCGRAB)", --log-level debug) since the mark.
+grabs_of() { _log_since_mark | grep -cF "$1: grabbing (EVIOCGRAB)" || true; }
+# wait_clone NODE: the daemon (--grab on) cloned NODE; sets CLONE to its clone, once
+# udev has tagged it a touchscreen. Nothing reads the clone yet, so no grab comes.
+wait_clone() {
+    wait_for 120 "the daemon to clone $1" _cloned "$1"
     CLONE=$(clone_of "$1")
     [ -e "$CLONE" ] || fail "no clone node for $1 in the log: $(_log_since_mark | grep -F "$1")"
     wait_for 60 "udev to tag the clone $CLONE a touchscreen" udev_prop "$CLONE" ID_INPUT_TOUCHSCREEN=1
+    log "$1 cloned as $CLONE"
+}
+# wait_grab NODE: the daemon grabbed NODE (once something reads its clone).
+wait_grab() {
+    wait_for 120 "the daemon to grab $1" _grabbed "$1"
     log "$1 grabbed; its clone is $CLONE"
+}
+# open_compositor: libinput reads $CLONE as a compositor does (`libinput debug-events`,
+# into $WORK/compositor-N.out): the daemon grabs only once something opened the clone.
+COMPOSITORS=0
+open_compositor() {
+    COMPOSITORS=$((COMPOSITORS + 1))
+    read_with_libinput "compositor-$COMPOSITORS" "$CLONE"
+}
+# grab_stage NODE: grab mode's stage for NODE in the daemon's status (its device's
+# "grab": waiting-for-udev, waiting-for-reader, waiting-for-lift, grabbed...).
+grab_stage() {
+    vmctl status | python3 -c 'import json, sys
+for d in json.load(sys.stdin).get("devices", []):
+    if d.get("path") == sys.argv[1]: print(d.get("grab", "")); break' "$1"
+}
+stage_is() { [ "$(grab_stage "$1")" = "$2" ]; }
+expect_grab_stage() {
+    local got
+    got=$(grab_stage "$1")
+    [ "$got" = "$2" ] || fail "grab mode's stage for $1 is '$got', not '$2'"
+}
+# wait_grabbed NODE: wait_clone, a compositor on the clone, then wait_grab.
+wait_grabbed() {
+    wait_clone "$1"
+    open_compositor
+    wait_grab "$1"
 }

@@ -21,7 +21,16 @@
 #   5. Edge mode: a back swipe from the edge -> nothing at all on the clone, and the
 #      back; a tap at the edge (held, then released at the lift) -> TOUCH_DOWN,
 #      TOUCH_UP; a swipe from mid-screen (no back in edge mode) -> DOWN … UP.
-# timeout: 900
+#   6. A finger resting at start, and nothing reading the clone (issue 19): a new
+#      panel with a finger down before the daemon starts (debug log). Cloned, but
+#      while nothing opens the clone there is no grab at all, whatever the finger
+#      does: status says waiting-for-reader, the daemon says so once, and libinput on
+#      the real node follows the finger. A compositor (libinput) opens the clone:
+#      waiting-for-lift, still no grab while the finger moves. It lifts: exactly one
+#      EVIOCGRAB, after the lift, and none given back; the real node's reader saw the
+#      touch end (TOUCH_UP), the clone saw none of it, and the next tap goes to the
+#      clone only.
+# timeout: 1200
 source "$(dirname "$0")/../lib.sh"
 
 need_daemon
@@ -152,4 +161,47 @@ sleep 1
 expect_touches edge-clone 2 2 0
 expect_events "$WORK/owner2.out" back 1
 stop_daemon
-log "grab mode: passthrough, cancel, hold, the same multi-finger touches, and a clean stop as expected"
+
+# 6. A finger resting at start, and no reader of the clone until later.
+mv "$DAEMON_LOG" "$WORK/daemon-edge.log"
+rest_press="$WORK/rest-press.events" rest_drag="$WORK/rest-drag.events" rest_lift="$WORK/rest-lift.events"
+python3 "$VM_DIR/make-swipe.py" "$desc" --shape press --from 0.40 --to 0.45 --y 0.3 >"$rest_press"
+python3 "$VM_DIR/make-swipe.py" "$desc" --shape drag --from 0.45 --to 0.60 --y 0.3 --duration-ms 400 >"$rest_drag"
+python3 "$VM_DIR/make-swipe.py" "$desc" --shape release --from 0.60 --to 0.61 --y 0.3 >"$rest_lift"
+create_device "$desc"
+REST=$DEV_NODE
+read_with_libinput rest-real "$REST"
+play "$REST" "$rest_press"
+wait_for 30 "the resting finger's TOUCH_DOWN on the real node" has_touches rest-real TOUCH_DOWN 1
+start_daemon --grab on --log-level debug
+wait_clone "$REST"
+play "$REST" "$rest_drag"
+# Past GrabGate.readerNotice (10 s) with nothing reading the clone.
+wait_for 60 "the daemon to say nothing opened the clone" grep -qF "$REST: nothing has opened the clone $CLONE" "$DAEMON_LOG"
+play "$REST" "$rest_drag"
+sleep 2
+expect_grab_stage "$REST" waiting-for-reader
+[ "$(grep -cF "$REST: nothing has opened the clone" "$DAEMON_LOG")" -eq 1 ] || fail "the missing reader was not said exactly once"
+[ "$(grabs_of "$REST")" -eq 0 ] || fail "the daemon grabbed $REST while nothing read its clone"
+open_compositor
+wait_for 30 "the stage waiting-for-lift" stage_is "$REST" waiting-for-lift
+play "$REST" "$rest_drag"
+sleep 2
+expect_grab_stage "$REST" waiting-for-lift
+[ "$(grabs_of "$REST")" -eq 0 ] || fail "the daemon grabbed $REST while a finger rested on it"
+play "$REST" "$rest_lift"
+wait_grab "$REST"
+sleep 2  # a second grab would show up now
+expect_grab_stage "$REST" grabbed
+log "EVIOCGRAB on $REST: $(grabs_of "$REST") ($(grep -F "$REST: grab stage:" "$DAEMON_LOG" | sed 's/.*grab stage: //' | tr '\n' ';'))"
+[ "$(grabs_of "$REST")" -eq 1 ] || fail "$(grabs_of "$REST") grabs of $REST, not exactly one"
+! grep -qF "$REST: a finger landed just before the grab" "$DAEMON_LOG" || fail "a grab of $REST was given back"
+wait_for 30 "the lift on the real node" has_touches rest-real TOUCH_UP 1
+expect_touches rest-real 1 1 0
+expect_touches "compositor-$COMPOSITORS" 0 0 0
+play "$REST" "$tap"
+wait_for 30 "the tap on the clone" has_touches "compositor-$COMPOSITORS" TOUCH_UP 1
+expect_touches "compositor-$COMPOSITORS" 1 1 0
+expect_touches rest-real 1 1 0
+stop_daemon
+log "grab mode: passthrough, cancel, hold, the same multi-finger touches, a clean stop, no grab without a reader, and one grab after a resting finger's lift as expected"
