@@ -3,10 +3,13 @@ import PopGestureCore
 /// What a ``TouchClone`` is created with: the real touchscreen's description, changed
 /// only where a clone must differ. Pure, so every decision is testable without uinput.
 ///
-/// - **Name** `"<real name> (popgestured)"`, the real name cut (on a character boundary)
-///   so that the whole fits uinput's 79 bytes.
-/// - **phys** `popgestured/<real sysname>`, by which the daemon's udev monitor knows
-///   its own clones and the shipped udev rule finds the real node.
+/// - **Name**: the real name (cut on a character boundary to uinput's 79 bytes, should
+///   it be longer), so that the compositor's settings keyed on the name (sway's
+///   `input "vid:pid:name"`, libinput quirks, udev rules matching `ATTRS{name}`) apply
+///   to the clone as they did to the real device.
+/// - **phys** `popgestured/<real sysname>`: what tells a clone apart, never its name.
+///   The daemon's udev monitor skips its own clones by it, the shipped udev rules
+///   find the real node by it (and 71 sets `POPGESTURED_CLONE=1` on the clone).
 /// - **Ids** (bus, vendor, product, version): the real ones, so that quirks and
 ///   settings keyed by vid/pid still apply.
 /// - **Properties**: the real ones plus `INPUT_PROP_DIRECT`.
@@ -27,9 +30,7 @@ import PopGestureCore
 ///   `EV_SND`, `EV_REP`, `EV_SW` and `EV_REL` are left out: a touchscreen's clone
 ///   carries touches only.
 public struct CloneTemplate: Hashable, Sendable {
-    /// Appended to the real device's name.
-    public static let nameSuffix = " (popgestured)"
-    /// Starts the clone's `phys`.
+    /// Starts the clone's `phys`: how a clone is told apart from the real device.
     public static let physPrefix = "popgestured/"
     /// uinput's name limit (`UINPUT_MAX_NAME_SIZE`, 80) without the terminating NUL.
     public static let maximumNameBytes = 79
@@ -73,10 +74,9 @@ public struct CloneTemplate: Hashable, Sendable {
     /// How many slots the clone has (0 without `ABS_MT_SLOT`).
     public var slotCount: Int { description.axes[ABS.mtSlot].map { Int($0.maximum) + 1 } ?? 0 }
 
-    /// `"<name> (popgestured)"`, the name cut so that the whole is at most
-    /// ``maximumNameBytes`` bytes of UTF-8.
+    /// The real name, cut so that it is at most ``maximumNameBytes`` bytes of UTF-8.
     public static func cloneName(of name: String) -> String {
-        prefix(of: name, bytes: maximumNameBytes - nameSuffix.utf8.count) + nameSuffix
+        prefix(of: name, bytes: maximumNameBytes)
     }
 
     /// The clone's axis for a real one; nil when uinput would refuse it (inverted).

@@ -8,7 +8,7 @@ import SystemPackage
 /// frames the daemon forwards.
 ///
 /// Made with libevdev from a ``CloneTemplate`` (see there for what it keeps and what it
-/// changes: name suffix, `phys`, `INPUT_PROP_DIRECT`, `ABS_MT_TOOL_TYPE`, fuzz 0).
+/// changes: `phys`, `INPUT_PROP_DIRECT`, `ABS_MT_TOOL_TYPE`, fuzz 0; the name is the real one).
 /// What is written is decided by a ``CloneStream``: frames as they came, and a cancel
 /// that libinput reports as `TOUCH_CANCEL`, never `TOUCH_UP`.
 ///
@@ -24,7 +24,7 @@ import SystemPackage
 ///
 /// Use it from one thread: it keeps the clone's slot state.
 public final class TouchClone {
-    /// The clone's name: the real name with ``CloneTemplate/nameSuffix``.
+    /// The clone's name: the real name (``CloneTemplate/cloneName(of:)``).
     public let name: String
     /// `/dev/input/eventN`, when the kernel and udev had made it by the time `init`
     /// returned (libevdev reads sysfs for it).

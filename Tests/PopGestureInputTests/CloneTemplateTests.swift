@@ -20,8 +20,9 @@ import Testing
     @Test func keepsIdsKeysAndRangesAndAddsDirect() {
         let template = CloneTemplate(cloning: Self.panel, sysname: "event7", miscCodes: [MSC.timestamp])
         let clone = template.description
-        #expect(clone.name == "ELAN Touchscreen (popgestured)")
-        #expect(template.phys == "popgestured/event7")
+        #expect(clone.name == "ELAN Touchscreen")  // the real name: settings keyed on it apply
+        #expect(template.phys == "popgestured/event7")  // what tells it apart
+        #expect(CloneTemplate.isClone(phys: template.phys))
         #expect([clone.bustype, clone.vendor, clone.product, clone.version] == [0x18, 0x04f3, 0x2a1c, 0x0100])
         #expect(clone.properties == [InputProperty.direct])
         #expect(clone.keys == [BTN.touch])
@@ -89,16 +90,17 @@ import Testing
         #expect(CloneTemplate(cloning: description, sysname: "e", miscCodes: [MSC.timestamp]).miscCodes.isEmpty)
     }
 
-    /// uinput takes 79 bytes of name: a long name is cut on a character boundary and
-    /// the suffix always survives.
-    @Test func longNamesAreCutBeforeTheSuffix() {
+    /// uinput takes 79 bytes of name: a longer real name is cut on a character
+    /// boundary; any other is kept as it is.
+    @Test func longNamesAreCutOnACharacter() {
         let long = String(repeating: "é", count: 60)  // 120 bytes
         let name = CloneTemplate.cloneName(of: long)
-        #expect(name.hasSuffix(CloneTemplate.nameSuffix))
         #expect(name.utf8.count <= CloneTemplate.maximumNameBytes)
         #expect(name.utf8.count >= CloneTemplate.maximumNameBytes - 1)
-        #expect(name.dropLast(CloneTemplate.nameSuffix.count).allSatisfy { $0 == "é" })
-        #expect(CloneTemplate.cloneName(of: "short") == "short (popgestured)")
+        #expect(name.allSatisfy { $0 == "é" })
+        #expect(CloneTemplate.cloneName(of: "short") == "short")
+        let exact = String(repeating: "n", count: CloneTemplate.maximumNameBytes)
+        #expect(CloneTemplate.cloneName(of: exact) == exact)
         let sysname = String(repeating: "x", count: 100)
         #expect(CloneTemplate(cloning: Self.panel, sysname: sysname).phys == "popgestured/" + String(repeating: "x", count: 64))
     }

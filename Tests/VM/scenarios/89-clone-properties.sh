@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# (p) What a grab-mode clone inherits through udev (issue 10). A runtime rule gives
-# the real ELAN panel, by its name as a user's rule would, the properties a
-# compositor configures a touchscreen by, one with shell characters, and one that is
-# not on the list. `popgestured debug-clone NODE` (no grab) clones it:
-#   1. without systemd/udev/71-popgestured-touch-clone.rules the clone has none of
-#      them: the user's rule matches the real name only;
-#   2. with it (its helper run from the checkout) the clone has the real node's
-#      LIBINPUT_CALIBRATION_MATRIX, WL_OUTPUT, WL_SEAT, ID_SEAT (and so the seat's
-#      tag, from 73-seat-late, which runs after it), ID_INPUT_WIDTH_MM and
-#      LIBINPUT_FUZZ_00 (libinput's fuzz rule, which runs after it, keeps it);
+# (p) What a grab-mode clone inherits through udev (issues 10 and 19). Two runtime
+# rules give the real ELAN panel the properties a compositor configures a touchscreen
+# by: a user's rule keyed on the device's name, as calibration rules usually are
+# (LIBINPUT_CALIBRATION_MATRIX, and a marker), and one keyed on the real node's
+# kernel name, which no clone can match (output, seats, size, fuzz, one value with
+# shell characters, one property not on the list). `popgestured debug-clone NODE`
+# (no grab) clones it:
+#   1. without systemd/udev/71-popgestured-touch-clone.rules: the clone has the real
+#      name (evemu-describe), so the name-keyed rule applies to it by itself
+#      (LIBINPUT_CALIBRATION_MATRIX and the marker), and libinput reads the
+#      calibration matrix on the clone; it has nothing of the node-keyed rule, and no
+#      POPGESTURED_CLONE;
+#   2. with it (its helper run from the checkout) the clone is marked
+#      POPGESTURED_CLONE=1 and has the real node's WL_OUTPUT, WL_SEAT, ID_SEAT (and
+#      so the seat's tag, from 73-seat-late, which runs after it), ID_INPUT_WIDTH_MM
+#      and LIBINPUT_FUZZ_00 (libinput's fuzz rule, which runs after it, keeps it);
 #      ID_INPUT_HEIGHT_MM="187;$(id)" is not imported (the clone keeps its own 187),
 #      nor is the property off the list; it is still a touchscreen;
 #   3. libinput reads the clone's seats and calibration matrix.
@@ -23,13 +29,20 @@ helper="$REPO/systemd/udev/popgestured-clone-properties"
 need_file "$rules" "the shipped clone rule"
 need_exec "$helper" "the shipped clone rule's helper"
 
-udev_rule real-properties "$(desc_name "$desc")" \
-    'ENV{LIBINPUT_CALIBRATION_MATRIX}="0 1 0 -1 0 1", ENV{WL_OUTPUT}="DSI-1", ENV{WL_SEAT}="vmtest", ENV{ID_SEAT}="seat-vmtest", ENV{ID_INPUT_WIDTH_MM}="300", ENV{ID_INPUT_HEIGHT_MM}="187;$$(id)", ENV{LIBINPUT_FUZZ_00}="8", ENV{POPGESTURED_VMTEST_OTHER}="1"'
+# The user's setting keyed on the name: it matches every device of that name.
+udev_rule named "$(desc_name "$desc")" \
+    'ENV{LIBINPUT_CALIBRATION_MATRIX}="0 1 0 -1 0 1", ENV{POPGESTURED_VMTEST_NAMED}="1"'
 create_device "$desc"
 REAL=$DEV_NODE
-for want in "LIBINPUT_CALIBRATION_MATRIX=0 1 0 -1 0 1" WL_OUTPUT=DSI-1 'ID_INPUT_HEIGHT_MM=187;$(id)' \
-    POPGESTURED_VMTEST_OTHER=1; do
-    udev_prop "$REAL" "$want" || fail "the test rule did not give $REAL $want"
+# Keyed on the real node itself: only the clone rule can pass these on.
+node_rule=/run/udev/rules.d/99-vmtest-real-node.rules
+printf '%s\n' "ACTION!=\"remove\", SUBSYSTEM==\"input\", KERNEL==\"${REAL##*/}\", ENV{WL_OUTPUT}=\"DSI-1\", ENV{WL_SEAT}=\"vmtest\", ENV{ID_SEAT}=\"seat-vmtest\", ENV{ID_INPUT_WIDTH_MM}=\"300\", ENV{ID_INPUT_HEIGHT_MM}=\"187;\$\$(id)\", ENV{LIBINPUT_FUZZ_00}=\"8\", ENV{POPGESTURED_VMTEST_OTHER}=\"1\"" >"$node_rule"
+UDEV_RULES+=("$node_rule")
+udevadm control --reload
+udevadm trigger --action=change --settle "$REAL"
+for want in "LIBINPUT_CALIBRATION_MATRIX=0 1 0 -1 0 1" POPGESTURED_VMTEST_NAMED=1 WL_OUTPUT=DSI-1 \
+    'ID_INPUT_HEIGHT_MM=187;$(id)' POPGESTURED_VMTEST_OTHER=1; do
+    wait_for 30 "the test rules to give $REAL $want" udev_prop "$REAL" "$want"
 done
 
 # start_clone NAME: the tool on $REAL, no grab; sets TOOL_PID and CLONE_NODE once
@@ -60,14 +73,28 @@ stop_clone() {
 clone_has() { grep -qxF "$2" "$WORK/$1.props" || { cat "$WORK/$1.props" >&2; fail "the clone ($1) lacks $2"; }; }
 clone_lacks() { ! grep -q "^$2=" "$WORK/$1.props" || { cat "$WORK/$1.props" >&2; fail "the clone ($1) has $(grep "^$2=" "$WORK/$1.props")"; }; }
 
-# 1. Without the shipped rule.
+# 1. Without the shipped rule: the real name, and the name-keyed setting applies.
 start_clone bare
-for key in LIBINPUT_CALIBRATION_MATRIX WL_OUTPUT WL_SEAT ID_SEAT LIBINPUT_FUZZ_00 POPGESTURED_VMTEST_OTHER; do
+evemu-describe "$REAL" >"$WORK/real.desc" 2>&1 || fail "evemu-describe $REAL failed"
+evemu-describe "$CLONE_NODE" >"$WORK/clone.desc" 2>&1 || fail "evemu-describe $CLONE_NODE failed"
+real_name=$(sed -n 's/^N: //p' "$WORK/real.desc")
+[ "$(sed -n 's/^N: //p' "$WORK/clone.desc")" = "$real_name" ] ||
+    fail "the clone is called '$(sed -n 's/^N: //p' "$WORK/clone.desc")', not '$real_name'"
+[ "$(grep '^I:' "$WORK/clone.desc")" = "$(grep '^I:' "$WORK/real.desc")" ] || fail "the clone's ids differ"
+clone_has bare "LIBINPUT_CALIBRATION_MATRIX=0 1 0 -1 0 1"
+clone_has bare POPGESTURED_VMTEST_NAMED=1
+for key in WL_OUTPUT WL_SEAT ID_SEAT LIBINPUT_FUZZ_00 POPGESTURED_VMTEST_OTHER POPGESTURED_CLONE; do
     clone_lacks bare "$key"
 done
 clone_has bare ID_INPUT_WIDTH_MM=331
+stdbuf -oL libinput debug-events --device "$CLONE_NODE" >"$WORK/libinput-bare.out" 2>&1 &
+BG_PIDS+=("$!")
+wait_for 60 "libinput to add $CLONE_NODE" grep -q DEVICE_ADDED "$WORK/libinput-bare.out"
+added=$(grep DEVICE_ADDED "$WORK/libinput-bare.out")
+log "libinput: $added"
+grep -qw calib <<<"$added" || fail "libinput reads no calibration matrix on the clone: the name-keyed rule did not apply"
 stop_clone
-log "without the rule the clone has none of the real node's properties"
+log "without the rule the clone, called '$real_name' as the real panel, has what the name-keyed rule sets, and nothing of the node-keyed one"
 
 # 2. With it, as installed but with the helper where the checkout has it.
 rule=/run/udev/rules.d/71-popgestured-touch-clone.rules
@@ -79,6 +106,7 @@ UDEV_RULES+=("$rule")
 udevadm control --reload
 
 start_clone inherited
+clone_has inherited POPGESTURED_CLONE=1
 clone_has inherited "LIBINPUT_CALIBRATION_MATRIX=0 1 0 -1 0 1"
 clone_has inherited WL_OUTPUT=DSI-1
 clone_has inherited WL_SEAT=vmtest
