@@ -81,7 +81,7 @@ struct PopGestureCtlDoctorTests {
             """), "\(result.out)")
         #expect(result.out.contains("""
                        fix: sudo modprobe uinput (systemd/modules-load.d/popgestured.conf loads it at every boot)
-                       fix: then: sudo systemctl reload popgestured (the daemon makes its device again on a reload)
+                       fix: then: sudo systemctl restart popgestured (systemd lets the service open /dev/uinput only if it was there when the service started)
             """))
         #expect(result.out.contains("nothing can receive a back: the back input is off, and no app owns a navigator"))
     }

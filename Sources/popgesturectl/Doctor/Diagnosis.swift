@@ -285,7 +285,9 @@ struct Diagnosis {
     /// `/dev/uinput` from here, under the daemon's own words.
     private func uinputFinding(daemonSays problem: String) -> Finding {
         let words = problem.hasPrefix("back input off: ") ? String(problem.dropFirst("back input off: ".count)) : problem
-        let reload = "then: sudo systemctl reload popgestured (the daemon makes its device again on a reload)"
+        // A restart, not a reload: systemd resolves the unit's DeviceAllow=/dev/uinput when the
+        // service starts, so a node that appeared later stays closed to it (EPERM) until then.
+        let reload = "then: sudo systemctl restart popgestured (systemd lets the service open /dev/uinput only if it was there when the service started)"
         switch probe.uinput() {
         case .failure(.noSuchFileOrDirectory):
             return .problem(
