@@ -425,7 +425,10 @@ struct Diagnosis {
 
     /// `3.2 s ago`, or the time itself when it is not on this clock (a recording's).
     private func when(_ microseconds: Int64) -> String {
-        let ago = now &- microseconds
+        // A frame stamped up to a second ahead (an --event-pipe writer that stamps a whole
+        // stroke at once) is "now"; the kernel never stamps ahead of the clock.
+        var ago = now &- microseconds
+        if ago < 0 && ago > -1_000_000 { ago = 0 }
         guard ago >= 0, ago < 86_400_000_000 else { return "at \(EventFormatter.seconds(microseconds))" }
         return EventFormatter.padLeft(Self.millimetres(Double(ago) / 1_000_000), to: 7) + " s ago"
     }
