@@ -828,7 +828,13 @@ class TouchTimer(ChildProcess):
             return {"ok": True, "text": f"in after {ready_s * 1000:.1f} ms, back {(at - up) * 1000:.1f} ms"}
         except (OSError, EOFError, ValueError, Failure) as failure:
             stage = "not in" if ready_s is None else f"in after {ready_s * 1000:.0f} ms, then"
-            return {"ok": False, "text": f"{stage}: {failure}"}
+            # Closed at once (too-many-clients before the hello was written): what it said first.
+            said = ""
+            try:
+                said = f", after {real.reply(timeout=0.2).get('code')}" if real is not None else ""
+            except (OSError, EOFError, ValueError, Failure):
+                pass
+            return {"ok": False, "text": f"{stage}: {failure}{said}"}
         finally:
             if real is not None:
                 real.close()
