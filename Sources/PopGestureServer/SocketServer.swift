@@ -199,11 +199,17 @@ public final class SocketServer: @unchecked Sendable {
         if accepting { acceptPausedUntil = nil }
         set.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
         polled.removeAll(keepingCapacity: true)
+        turns.removeAll(keepingCapacity: true)
         hasWorkLeft = false
         for (id, client) in clients {
             polled.append(id)
             let mayReceive = client.mayReceive(limits)
-            if client.hasUnhandledInput && mayReceive { hasWorkLeft = true }
+            if client.hasUnhandledInput && mayReceive {
+                // Its turn is certain, whatever poll says: taken here, so that ``handle(_:)``
+                // looks up only the clients poll reports.
+                turns.append(id)
+                hasWorkLeft = true
+            }
             let reading = !client.hasUnhandledInput && mayReceive
             let events = (reading ? POLLIN : 0) | (client.output == nil ? 0 : POLLOUT)
             set.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
@@ -230,13 +236,13 @@ public final class SocketServer: @unchecked Sendable {
         var index = results.startIndex
         if results[index].revents != 0 { acceptAll() }
         index += 1
-        turns.removeAll(keepingCapacity: true)
         for id in polled {
             defer { index += 1 }
             let revents = Int32(results[index].revents)
-            guard let hasUnhandledInput = clients[id]?.hasUnhandledInput else { continue }
+            guard revents != 0, let hasUnhandledInput = clients[id]?.hasUnhandledInput else { continue }
             if revents & POLLOUT != 0 { markDirty(id) }
-            if hasUnhandledInput || revents & (POLLIN | POLLHUP | POLLERR) != 0 { turns.append(id) }
+            // One with input left over is in `turns` already (appendDescriptors(to:)).
+            if !hasUnhandledInput && revents & (POLLIN | POLLHUP | POLLERR) != 0 { turns.append(id) }
         }
         if !turns.isEmpty { serveInTurn() }
         if let due = state.nextDeadline, due <= clock() { run(state.tick(at: clock())) }
