@@ -281,8 +281,11 @@ struct X11BridgeTests {
         #expect(second.process.isRunning)
 
         #expect(first.interrupt() == 0)
-        // The second one's next try (at most 5 s later) makes it the shell, with the focus.
-        let reply = try Self.waitForStatus(daemon.socket) { second.err.contains("as the shell") && Self.focus($0).source == "shell" }
+        // The second one's next try (at most 5 s later) makes it the shell; its focus line
+        // follows its hello, so a status between the two shows the shell with no window yet.
+        let reply = try Self.waitForStatus(daemon.socket) {
+            second.err.contains("as the shell") && Self.focus($0).source == "shell" && Self.focus($0).app == "Two"
+        }
         #expect(second.err.contains("connected to popgestured as the shell"), "\(second.err)")
         #expect(Self.focus(reply).source == "shell", "\(reply)")
         #expect(Self.focus(reply).app == "Two", "\(reply)\n\(second.err)")
