@@ -33,6 +33,13 @@ public enum ClientRequest: Sendable, Hashable {
     /// From the shell only: the window that has focus now, by app id and pid (either may
     /// be unknown; neither means no window has focus).
     case focusedWindow(app: String?, pid: Int64?)
+    /// From the shell only: the screen the touchscreens map to is turned `degrees`
+    /// clockwise (0, 90, 180 or 270, as the `rotation` setting counts them); `output` is
+    /// the compositor's name for it, for `status` only.
+    case rotation(degrees: Int64, output: String?)
+    /// From the shell only: the session's text direction, which navigators that did not
+    /// choose a layout follow.
+    case textDirection(Layout)
 
     /// What a client is: an app with navigators, or the shell, which reports the
     /// focused window (docs/PROTOCOL.md, "Focus").
@@ -45,6 +52,8 @@ public enum ClientRequest: Sendable, Hashable {
         case hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack,
              status, focus
         case focusedWindow = "focused-window"
+        case rotation
+        case textDirection = "text-direction"
     }
 
     public var kind: Kind {
@@ -65,6 +74,8 @@ public enum ClientRequest: Sendable, Hashable {
         case .status: .status
         case .focus: .focus
         case .focusedWindow: .focusedWindow
+        case .rotation: .rotation
+        case .textDirection: .textDirection
         }
     }
 
@@ -74,7 +85,7 @@ public enum ClientRequest: Sendable, Hashable {
     /// The navigator the request is about; nil for the requests about no navigator.
     public var navigator: String? {
         switch self {
-        case .hello, .subscribe, .unsubscribe, .status, .focus, .focusedWindow: nil
+        case .hello, .subscribe, .unsubscribe, .status, .focus, .focusedWindow, .rotation, .textDirection: nil
         case .create(let n, _, _, _), .push(let n, _, _), .pop(let n, _), .replace(let n, _, _), .update(let n, _),
              .configure(let n, _, _), .settle(let n), .front(let n), .remove(let n), .stack(let n):
             n

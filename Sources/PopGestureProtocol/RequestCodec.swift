@@ -135,6 +135,20 @@ public enum RequestCodec {
                 throw f.error(.invalidField, "\"pid\" must be a process id, 1 to \(Int32.max), got \(pid)")
             }
             return .focusedWindow(app: app, pid: pid)
+        case .rotation:
+            let degrees = try f.integer("rotation")
+            guard [0, 90, 180, 270].contains(degrees) else {
+                throw f.error(.invalidField, "\"rotation\" must be 0, 90, 180 or 270 (degrees clockwise), got \(degrees)")
+            }
+            let output = try f.optionalString("output")
+            if let output { try f.checkLength(output, "output") }
+            return .rotation(degrees: degrees, output: output)
+        case .textDirection:
+            let text = try f.string("direction")
+            guard let direction = ClientRequest.Layout(rawValue: text) else {
+                throw f.error(.invalidField, "\"direction\" must be \"ltr\" or \"rtl\", got \(quoted(text))")
+            }
+            return .textDirection(direction)
         }
     }
 
@@ -164,6 +178,11 @@ public enum RequestCodec {
         case .focusedWindow(let app, let pid):
             object["app"] = app.map(JSONValue.string)
             object["pid"] = pid.map(JSONValue.integer)
+        case .rotation(let degrees, let output):
+            object["rotation"] = .integer(degrees)
+            object["output"] = output.map(JSONValue.string)
+        case .textDirection(let direction):
+            object["direction"] = .string(direction.rawValue)
         case .subscribe, .unsubscribe, .status:
             break
         case .create(let navigator, let pages, let layout, let bar):

@@ -193,6 +193,9 @@ public struct EngineHost {
             } catch {
                 return refuse(error.code, error.message)
             }
+        case .rotation, .textDirection:
+            // Issue 20: the engine does not turn with the screen yet.
+            return refuse(.invalidValue, "\(request.type) is not supported by this daemon yet")
         case .create, .push, .pop, .replace, .update, .settle, .front, .remove:
             do {
                 try feed.engine.perform(request.navigation!, from: client, at: time)  // non-nil for these cases

@@ -23,7 +23,7 @@ extension ClientRequest {
         case .settle(let navigator): .settle(navigator: navigator)
         case .front(let navigator): .front(navigator: navigator)
         case .remove(let navigator): .remove(navigator: navigator)
-        case .hello, .subscribe, .unsubscribe, .configure, .stack, .status, .focus, .focusedWindow: nil
+        case .hello, .subscribe, .unsubscribe, .configure, .stack, .status, .focus, .focusedWindow, .rotation, .textDirection: nil
         }
     }
 }

@@ -511,7 +511,7 @@ public struct ServerState {
             observers.removeAll { $0 == client }
             ok()
         case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status, .focus,
-             .focusedWindow:
+             .focusedWindow, .rotation, .textDirection:
             // Only reached for a client not greeted, refused above; the others go to the engine side.
             logger.error("bug: \(request.type) reached the socket side's own requests")
         }

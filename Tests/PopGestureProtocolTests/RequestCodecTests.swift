@@ -234,6 +234,11 @@ struct RequestCodecTests {
         (#"{"type":"push","navigator":"n","page":{"id":"p","exclusionZones":{"x":0}}}"#,
          "\"page.exclusionZones\"", "an array"),
         (#"{"type":"configure","navigator":"n","barFollowsTopPage":"no"}"#, "\"barFollowsTopPage\"", "true or false"),
+        (#"{"type":"rotation","rotation":45}"#, "\"rotation\"", "0, 90, 180 or 270"),
+        (#"{"type":"rotation","rotation":-90}"#, "\"rotation\"", "0, 90, 180 or 270"),
+        (#"{"type":"rotation","rotation":"90"}"#, "\"rotation\"", "an integer"),
+        (#"{"type":"rotation","rotation":90,"output":7}"#, "\"output\"", "a string"),
+        (#"{"type":"text-direction","direction":"up"}"#, "\"direction\"", "\"ltr\" or \"rtl\""),
     ])
     func invalidField(line: String, field: String, expected: String) {
         let e = error(line)

@@ -38,6 +38,10 @@ struct RoundTripTests {
         IdentifiedRequest(.focus(focused: false), id: .string("f")),
         IdentifiedRequest(.focusedWindow(app: "firefox", pid: 1234)),
         IdentifiedRequest(.focusedWindow(app: nil, pid: nil)),
+        IdentifiedRequest(.rotation(degrees: 90, output: "DSI-1"), id: .integer(3)),
+        IdentifiedRequest(.rotation(degrees: 0, output: nil)),
+        IdentifiedRequest(.textDirection(.rightToLeft)),
+        IdentifiedRequest(.textDirection(.leftToRight), id: .string("d")),
     ]
 
     @Test("every request decodes to itself", arguments: requests)
