@@ -1,6 +1,7 @@
 import PopGestureCore
 import PopGestureInput
 import PopGestureProtocol
+import Logging
 
 /// The back input as the daemon runs it: the virtual device, and the table the
 /// engine may use with it.
@@ -66,5 +67,48 @@ public struct BackInputSetup: Sendable {
         let standard = map.standard?.spelling ?? BackInputNames.none
         let node = device.devnode ?? device.syspath ?? "a device udev has not named yet"
         return "back input: \(standard)\(overrides), \(mode.rawValue) mode, on \(node)"
+    }
+}
+
+/// The back input devices of the seats other than seat0 (whose device is
+/// ``BackInputSetup/device``): each made when its seat's first touch device appears, so
+/// that the seat's compositor has it before the first swipe, with the codes of the
+/// back input in force. A swipe on one seat types on that seat's device only.
+///
+/// Owned by the input thread, like the ``BackInputSetup`` it follows.
+final class SeatBackInputs {
+    private(set) var devices: [Seat: BackInputDevice] = [:]
+    /// Seats whose device could not be made, so that the warning is logged once.
+    private var failed: Set<Seat> = []
+    private let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
+
+    /// Makes `seat`'s device for `setup`'s codes unless it has one with them. Nothing
+    /// for seat0, or when the back input is off.
+    func prepare(_ seat: Seat, for setup: BackInputSetup) {
+        guard seat != .seat0, let codes = setup.device.map({ Set($0.codes) }) else { return }
+        if let kept = devices[seat], Set(kept.codes) == codes { return }
+        do {
+            devices[seat] = try BackInputDevice(codes: codes, seat: seat)
+            failed.remove(seat)
+            logger.notice("back input for \(seat): on \(devices[seat]?.devnode ?? "a device udev has not named yet")")
+        } catch {
+            devices[seat] = nil
+            if failed.insert(seat).inserted { logger.warning("back input for \(seat) off: \(error.message)") }
+        }
+    }
+
+    /// A reload changed the back input: each seat's device is made again for it (or
+    /// dropped, when it is off).
+    func follow(_ setup: BackInputSetup) {
+        for seat in devices.keys.sorted() {
+            if setup.device == nil { devices[seat] = nil } else { prepare(seat, for: setup) }
+        }
+    }
+
+    /// The device that sends `seat`'s backs: seat0's is `setup`'s.
+    func device(of seat: Seat, in setup: BackInputSetup) -> BackInputDevice? {
+        seat == .seat0 ? setup.device : devices[seat]
     }
 }

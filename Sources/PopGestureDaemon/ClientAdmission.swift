@@ -1,3 +1,4 @@
+import PopGestureCore
 import PopGestureServer
 import Synchronization
 
@@ -45,7 +46,7 @@ public func seatRefusal(
         return "uid \(peer.uid) may not connect: clients = seat admits root, the daemon's user "
             + "and the user of a seat's active session"
     case .shell:
-        return "uid \(peer.uid) is not the user of a seat's active session"
+        return "uid \(peer.uid) is not the user of its seat's active session"
     }
 }
 
@@ -56,15 +57,22 @@ public final class ClientAdmission: Sendable {
     public let daemonUID: UInt32
     private let mode: Mutex<ClientsMode>
     private let seatUsers: @Sendable () -> SeatUsers
+    /// The seat a peer works at: its navigators get that seat's swipes, and it may be
+    /// that seat's shell only.
+    public let seatOf: @Sendable (PeerCredentials?) -> Seat
 
-    /// - Parameter seatUsers: asked at each connection under `seat`, so a user who
-    ///   takes over the seat can connect at once. Default: logind's (``SeatUsers/current()``).
+    /// - Parameters:
+    ///   - seatUsers: asked at each connection under `seat`, so a user who takes over
+    ///     the seat can connect at once. Default: logind's (``SeatUsers/current()``).
+    ///   - seatOf: default logind's (``SeatUsers/seat(of:)``).
     public init(
         mode: ClientsMode, daemonUID: UInt32 = getuid(),
-        seatUsers: @escaping @Sendable () -> SeatUsers = SeatUsers.current
+        seatUsers: @escaping @Sendable () -> SeatUsers = SeatUsers.current,
+        seatOf: @escaping @Sendable (PeerCredentials?) -> Seat = SeatUsers.seat(of:)
     ) {
         self.daemonUID = daemonUID
         self.mode = Mutex(mode)
+        self.seatOf = seatOf
         self.seatUsers = seatUsers
     }
 
@@ -79,13 +87,16 @@ public final class ClientAdmission: Sendable {
         ConnectionPolicy { [self] peer in refusal(of: peer) }
     }
 
-    /// Who may be the shell (`hello` with `"role":"shell"`): root, the daemon's own
-    /// user and each seat's active user, whatever `clients` says. The shell decides
-    /// which app gets the back, so it must be the person at the screen (their focus
-    /// bridge), never another local user that `clients = any` lets in.
+    /// Who may be a seat's shell (`hello` with `"role":"shell"`): root, the daemon's
+    /// own user and the active user of the peer's own seat, whatever `clients` says. The
+    /// shell decides which app gets the seat's backs, so it must be the person at that
+    /// screen (their focus bridge), never another local user that `clients = any` lets
+    /// in, nor the user of another seat.
     public var shellPolicy: ConnectionPolicy {
         ConnectionPolicy { [self] peer in
-            seatRefusal(of: peer, daemonUID: daemonUID, activeUIDs: seatUsers().activeUIDs, role: .shell)
+            seatRefusal(
+                of: peer, daemonUID: daemonUID,
+                activeUIDs: seatUsers().activeUsers[seatOf(peer)].map { [$0] } ?? [], role: .shell)
         }
     }
 

@@ -66,11 +66,13 @@ public struct Daemon: Sendable {
         do {
             server = try SocketServer(
                 listening: listening, host: host, limits: limits, admission: admission.policy,
-                shells: admission.shellPolicy, logger: logger)
+                shells: admission.shellPolicy, seatOf: admission.seatOf, logger: logger)
         } catch {
             throw DaemonError("cannot listen on \(listening): \(error)")
         }
-        server.sendBackInput = sender(for: backInput)
+        let seatBackInputs = SeatBackInputs(logger: logger)
+        server.seatInUse = { seat in seatBackInputs.prepare(seat, for: backInput) }
+        server.sendBackInput = sender(for: backInput, seats: seatBackInputs)
 
         // Trust follows logind: a seat's new user takes over at once, the old one's clients go.
         let loginMonitor: LoginMonitor?
@@ -103,8 +105,8 @@ public struct Daemon: Sendable {
             switch event {
             case .signal(SIGHUP):
                 reload(
-                    &current, server: server, backInput: &backInput, mainLoop: mainLoop, admission: admission,
-                    notifier: notifier)
+                    &current, server: server, backInput: &backInput, seatBackInputs: seatBackInputs,
+                    mainLoop: mainLoop, admission: admission, notifier: notifier)
                 status.backInput = backInput.status
                 status.daemon?.grab = current.grab.rawValue
             case .signal(let signal):
@@ -170,8 +172,8 @@ public struct Daemon: Sendable {
     /// SIGHUP: reads the configuration anew. A bad file changes nothing; the error is logged.
     /// Runs on the input thread, which owns `server`.
     private func reload(
-        _ current: inout Configuration, server: SocketServer, backInput: inout BackInputSetup, mainLoop: MainLoop,
-        admission: ClientAdmission, notifier: SystemdNotifier
+        _ current: inout Configuration, server: SocketServer, backInput: inout BackInputSetup,
+        seatBackInputs: SeatBackInputs, mainLoop: MainLoop, admission: ClientAdmission, notifier: SystemdNotifier
     ) {
         notifier.reloading()
         let previous = current
@@ -180,7 +182,8 @@ public struct Daemon: Sendable {
             // Also after a failed start: the fix (modprobe, the group) needs only a reload.
             if !changed.isDisjoint(with: [.backInput, .backInputMode]) || backInput.warning != nil {
                 backInput = BackInputSetup(current, reusing: backInput)
-                server.sendBackInput = sender(for: backInput)
+                seatBackInputs.follow(backInput)
+                server.sendBackInput = sender(for: backInput, seats: seatBackInputs)
                 let apps = current.changedBackInputApps(since: previous)
                 if !apps.isEmpty { logger.notice("back input changed for \(apps.joined(separator: ", "))") }
                 log(backInput)
@@ -221,14 +224,20 @@ extension Daemon {
 
     /// What the server calls for a committed back input: the device's `send`, a
     /// failure logged (the swipe is over; the next one tries again). Nil without a device.
-    private func sender(for backInput: BackInputSetup) -> ((BackInput) -> Void)? {
-        guard let device = backInput.device else { return nil }
+    /// Sends each back through its seat's device: seat0's is `backInput`'s, the others'
+    /// `seats`'. Nil when the back input is off.
+    private func sender(for backInput: BackInputSetup, seats: SeatBackInputs) -> ((BackInput, Seat) -> Void)? {
+        guard backInput.device != nil else { return nil }
         let logger = logger
-        return { input in
+        return { input, seat in
+            guard let device = seats.device(of: seat, in: backInput) else {
+                logger.warning("back input \(input) not sent: \(seat) has no back input device")
+                return
+            }
             do throws(InputError) {
                 try device.send(input)
             } catch {
-                logger.warning("back input \(input) not sent: \(error.message)")
+                logger.warning("back input \(input) not sent on \(seat): \(error.message)")
             }
         }
     }

@@ -542,7 +542,11 @@ private final class InputLoop: @unchecked Sendable {
                 logger.warning("\(info.devnode): ignoring LIBINPUT_CALIBRATION_MATRIX \(quoted(text)): expected six numbers")
             }
         }
-        guard let deviceConfiguration = configuration.deviceConfiguration(
+        guard let seat = info.seat else {
+            logger.warning("\(info.devnode) \(quoted(info.name)): left alone: its ID_SEAT names no seat logind would take")
+            return
+        }
+        guard var deviceConfiguration = configuration.deviceConfiguration(
             for: info.kind, calibration: calibration, name: info.name, output: info.output)
         else {
             let why = info.kind == .touchpad
@@ -551,6 +555,7 @@ private final class InputLoop: @unchecked Sendable {
             logger.info("\(info.devnode) \(quoted(info.name)): \(info.kind.rawValue) left alone (\(why))")
             return
         }
+        deviceConfiguration.seat = seat
         let device: EvdevDevice
         do {
             device = try EvdevDevice(path: info.devnode)
@@ -579,7 +584,7 @@ private final class InputLoop: @unchecked Sendable {
         }
         let grab = info.kind == .touchscreen && configuration.grab == .on ? makeGrab(device, info: info) : nil
         devices.append(OpenDevice(key: key, info: info, device: device, grab: grab))
-        logger.info("\(info.devnode) \(quoted(description.name)): using it as a \(info.kind.rawValue) (device \(key))")
+        logger.info("\(info.devnode) \(quoted(description.name)): using it as a \(info.kind.rawValue) on \(seat) (device \(key))")
     }
 
     /// Grab mode's clone of a touchscreen just opened; nil, logged, when grab mode

@@ -1,4 +1,6 @@
 import CSystemd
+import PopGestureCore
+import PopGestureServer
 
 #if canImport(Glibc)
 import Glibc
@@ -10,13 +12,17 @@ import Glibc
 public struct SeatUsers: Sendable, Hashable {
     /// The seats, e.g. `["seat0"]`; empty when logind is not running.
     public var seats: [String]
-    /// The users of the active sessions, at most one per seat: the people at the screen.
-    public var activeUIDs: [UInt32]
+    /// The user of each seat's active session: the person at that screen. A seat with
+    /// no active session has none.
+    public var activeUsers: [Seat: UInt32]
 
-    public init(seats: [String], activeUIDs: [UInt32]) {
+    public init(seats: [String], activeUsers: [Seat: UInt32]) {
         self.seats = seats
-        self.activeUIDs = activeUIDs
+        self.activeUsers = activeUsers
     }
+
+    /// The users of the active sessions, at most one per seat, ascending.
+    public var activeUIDs: [UInt32] { activeUsers.values.sorted() }
 
     /// As logind says now (`sd_get_seats`, `sd_seat_get_active`). A seat with no
     /// active session, or one logind cannot answer for, adds no user.
@@ -24,20 +30,47 @@ public struct SeatUsers: Sendable, Hashable {
     public static func current() -> SeatUsers {
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
         let count = sd_get_seats(&list)
-        guard count > 0, let list else { return SeatUsers(seats: [], activeUIDs: []) }
+        guard count > 0, let list else { return SeatUsers(seats: [], activeUsers: [:]) }
         defer {
             for index in 0..<Int(count) { free(list[index]) }
             free(list)
         }
-        var users = SeatUsers(seats: [], activeUIDs: [])
+        var users = SeatUsers(seats: [], activeUsers: [:])
         for index in 0..<Int(count) {
-            guard let seat = list[index] else { continue }
-            users.seats.append(String(cString: seat))
+            guard let name = list[index] else { continue }
+            users.seats.append(String(cString: name))
             var uid: uid_t = 0
-            if sd_seat_get_active(seat, nil, &uid) >= 0 {
-                users.activeUIDs.append(uid)
+            if let seat = Seat(rawValue: String(cString: name)), sd_seat_get_active(name, nil, &uid) >= 0 {
+                users.activeUsers[seat] = uid
             }
         }
         return users
+    }
+
+    /// The seat a connecting process works at, as logind says: its session's seat
+    /// (`sd_pid_get_session`, `sd_session_get_seat`); for a process in no session with a
+    /// seat (a `systemd --user` service, such as a bridge), the seat its user is active
+    /// on (`sd_uid_get_seats`); else seat0, the one every machine has.
+    @Sendable
+    public static func seat(of peer: PeerCredentials?) -> Seat {
+        guard let peer else { return .seat0 }
+        var session: UnsafeMutablePointer<CChar>?
+        if sd_pid_get_session(pid_t(peer.pid), &session) >= 0, let session {
+            defer { free(session) }
+            var name: UnsafeMutablePointer<CChar>?
+            if sd_session_get_seat(session, &name) >= 0, let name {
+                defer { free(name) }
+                if let seat = Seat(rawValue: String(cString: name)) { return seat }
+            }
+        }
+        var seats: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        let count = sd_uid_get_seats(uid_t(peer.uid), 1, &seats)
+        guard count > 0, let seats else { return .seat0 }
+        defer {
+            for index in 0..<Int(count) { free(seats[index]) }
+            free(seats)
+        }
+        let names = (0..<Int(count)).compactMap { seats[$0].flatMap { Seat(rawValue: String(cString: $0)) } }
+        return names.min() ?? .seat0
     }
 }

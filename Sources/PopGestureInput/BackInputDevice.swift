@@ -24,6 +24,10 @@ public final class BackInputDevice: @unchecked Sendable {
 
     /// Every code the device was created with, sorted.
     public let codes: [UInt16]
+    /// The seat whose swipes it sends. udev puts a device on it by its phys,
+    /// `popgestured-back/<seat>` (71-popgestured-back-seat.rules), so that only that
+    /// seat's compositor reads it.
+    public let seat: Seat
     /// `/dev/input/eventN`, when the kernel and udev had made it by the time `init`
     /// returned (libevdev reads sysfs for it); for logs.
     public let devnode: String?
@@ -35,13 +39,16 @@ public final class BackInputDevice: @unchecked Sendable {
     /// The uinput node (``UinputDevice/path``).
     public static let uinputPath = UinputDevice.path
 
-    /// Creates the device with exactly `codes` (all `EV_KEY`: keys and buttons).
+    /// The phys of the back input device of `seat`, which the udev rule reads the seat from.
+    public static func phys(of seat: Seat) -> String { "popgestured-back/\(seat.rawValue)" }
+
+    /// Creates the device for `seat` with exactly `codes` (all `EV_KEY`: keys and buttons).
     ///
     /// Throws `.uinput` with the cause and the fix in the message: `/dev/uinput`
     /// missing (`ENOENT`: load the `uinput` module), not permitted (`EACCES`: the
     /// group and udev rule of systemd/README), or the kernel refused the device.
     /// Throws `.invalidDescription` for an empty set or a code above `KEY_MAX`.
-    public init(codes: Set<UInt16>) throws(InputError) {
+    public init(codes: Set<UInt16>, seat: Seat = .seat0) throws(InputError) {
         guard !codes.isEmpty else {
             throw InputError(.invalidDescription, "a back input device needs at least one key or button")
         }
@@ -50,6 +57,7 @@ public final class BackInputDevice: @unchecked Sendable {
         }
         guard let device = libevdev_new() else { throw InputError(.outOfMemory, "libevdev_new failed") }
         libevdev_set_name(device, Self.name)
+        libevdev_set_phys(device, Self.phys(of: seat))
         libevdev_set_id_bustype(device, Int32(BUS_VIRTUAL))
         libevdev_enable_event_type(device, UInt32(EV_KEY))
         for code in codes {
@@ -66,6 +74,7 @@ public final class BackInputDevice: @unchecked Sendable {
 
         self.device = try UinputDevice(template: device, creating: Self.what)
         self.codes = codes.sorted()
+        self.seat = seat
         devnode = self.device.devnode
         syspath = self.device.syspath
     }

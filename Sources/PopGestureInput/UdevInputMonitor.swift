@@ -30,10 +30,13 @@ public struct InputDeviceInfo: Sendable, Hashable {
     /// The output the device sits on, from udev's `WL_OUTPUT` (the property libinput's
     /// `libinput_device_get_output_name` reads, set by a rule or hwdb); nil when unset.
     public var output: String?
+    /// The seat it belongs to, from udev's `ID_SEAT` (seat0 when unset, as logind
+    /// counts it); nil when that names no seat logind would take: a device on no seat.
+    public var seat: Seat?
 
     public init(
         devnode: String, syspath: String, name: String, kind: DeviceKind,
-        calibration: String? = nil, size: PhysicalSize? = nil, output: String? = nil
+        calibration: String? = nil, size: PhysicalSize? = nil, output: String? = nil, seat: Seat? = .seat0
     ) {
         self.devnode = devnode
         self.syspath = syspath
@@ -42,6 +45,7 @@ public struct InputDeviceInfo: Sendable, Hashable {
         self.calibration = calibration
         self.size = size
         self.output = output
+        self.seat = seat
     }
 
     /// The mapping from udev properties, without udev. Nil for anything but an event
@@ -64,6 +68,8 @@ public struct InputDeviceInfo: Sendable, Hashable {
         name = parentProperties["NAME"].map(Self.unquoted) ?? devnode
         calibration = properties["LIBINPUT_CALIBRATION_MATRIX"]
         output = properties["WL_OUTPUT"].flatMap { $0.isEmpty ? nil : $0 }
+        // 73-seat-late.rules copies the parent's onto the node; a rule may set either.
+        seat = Seat(udevProperty: properties["ID_SEAT"] ?? parentProperties["ID_SEAT"])
         if let width = properties["ID_INPUT_WIDTH_MM"].flatMap(Double.init),
            let height = properties["ID_INPUT_HEIGHT_MM"].flatMap(Double.init),
            width.isFinite, height.isFinite, width > 0, height > 0 {

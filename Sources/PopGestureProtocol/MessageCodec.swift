@@ -72,7 +72,8 @@ public enum MessageCodec {
             object["clientCount"] = .integer(status.clientCount)
             if status.truncated { object["truncated"] = .bool(true) }
             object["focus"] = status.focus.map { focus in
-                .object(["source": .string(focus.source), "app": focus.app.map(JSONValue.string),
+                .object(["seat": focus.seat.map(JSONValue.string), "source": .string(focus.source),
+                         "app": focus.app.map(JSONValue.string),
                          "pid": focus.pid.map(JSONValue.integer), "shell": focus.shell.map(JSONValue.integer)])
             }
             object["lastBack"] = status.lastBack.map { last in
@@ -298,7 +299,7 @@ public enum MessageCodec {
                 clientCount: try f.optionalInteger("clientCount") ?? Int64(clients.count),
                 focus: try f.optionalObject("focus").map { (o) throws(ProtocolError) in
                     ServerReply.Status.Focus(
-                        source: try o.string("source"), app: try o.optionalString("app"), pid: try o.optionalInteger("pid"),
+                        seat: try o.optionalString("seat"), source: try o.string("source"), app: try o.optionalString("app"), pid: try o.optionalInteger("pid"),
                         shell: try o.optionalInteger("shell"))
                 },
                 lastBack: try f.optionalObject("lastBack").map { (o) throws(ProtocolError) in

@@ -96,14 +96,17 @@ public enum ServerReply: Sendable, Hashable {
         /// `{"source":"shell","app":"org.gnome.Nautilus","pid":1234}`: whose word decides
         /// (`shell` or `clients`) and, from a shell, the focused window's app and pid.
         public struct Focus: Sendable, Hashable {
+            /// The seat this is the focus of: the asker's. Nil from a daemon that does not say.
+            public var seat: String?
             public var source: String
             public var app: String?
             public var pid: Int64?
-            /// The shell's client number while a shell is connected; nil otherwise, and
+            /// The seat's shell's client number while one is connected; nil otherwise, and
             /// from a daemon that does not say.
             public var shell: Int64?
 
-            public init(source: String, app: String?, pid: Int64?, shell: Int64? = nil) {
+            public init(seat: String? = nil, source: String, app: String?, pid: Int64?, shell: Int64? = nil) {
+                self.seat = seat
                 self.source = source
                 self.app = app
                 self.pid = pid

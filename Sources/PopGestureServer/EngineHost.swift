@@ -25,13 +25,9 @@ public struct EngineHost {
         public let name: String
         /// The device's ``DeviceConfiguration/kind``, as the engine uses it.
         public let kind: DeviceKind
-        /// The seat it belongs to, for `status`.
-        public let seat: String
+        /// The seat it belongs to (udev's `ID_SEAT`): its swipes act there only.
+        public let seat: Seat
     }
-
-    /// The seat of a device when the daemon names none: `seat0`, the one every machine
-    /// has, and the only one the daemon serves until it learns seats (udev's `ID_SEAT`).
-    public static let defaultSeat = "seat0"
 
     /// A pan the engine rejected, as `status` lists it.
     public struct Rejection: Sendable, Hashable {
@@ -90,13 +86,13 @@ public struct EngineHost {
 
     // MARK: - Devices
 
-    /// A device appeared. `key` is the daemon's; `path`, `name` and `seat` are for `status`, and
-    /// so is `configuration.kind`, the one kind the engine uses too. `state` is what the kernel
+    /// A device appeared. `key` is the daemon's; `path` and `name` are for `status`, and
+    /// so are `configuration.kind` and `configuration.seat`, which the engine uses too. `state` is what the kernel
     /// held at open (see ``EngineFeed/addDevice(_:configuration:atOpen:)``).
     /// Adding a key that is already present replaces that device.
     /// Throws when a protocol A device's converter cannot be set up.
     public mutating func deviceAdded(
-        key: Int, path: String, name: String, seat: String = EngineHost.defaultSeat, description: DeviceDescription,
+        key: Int, path: String, name: String, description: DeviceDescription,
         configuration: DeviceConfiguration = .init(), atOpen state: DeviceStateAtOpen? = nil, at time: Timestamp,
         output: inout [EngineOutput]
     ) throws(InputError) -> DeviceID {
@@ -111,8 +107,9 @@ public struct EngineHost {
             logger.error("device key \(key) (\(path)) not added: \(error)")
             throw error
         }
-        devices[key] = Device(key: key, id: id, path: path, name: name, kind: configuration.kind, seat: seat)
-        logger.debug("device key \(key) is \(id): \(path), \(name), \(configuration.kind.rawValue)")
+        devices[key] = Device(
+            key: key, id: id, path: path, name: name, kind: configuration.kind, seat: configuration.seat)
+        logger.debug("device key \(key) is \(id): \(path), \(name), \(configuration.kind.rawValue), \(configuration.seat)")
         return id
     }
 
@@ -124,7 +121,7 @@ public struct EngineHost {
         }
         feed.removeDevice(device.id, at: time)
         logger.debug("device key \(key) (\(device.id), \(device.path)) removed")
-        drainEngineEvents(into: &output)
+        drainEngineEvents(into: &output, from: device.seat)
     }
 
     /// Events from one device, as it sent them (protocol A is converted here).
@@ -135,7 +132,7 @@ public struct EngineHost {
             return
         }
         for event in events { feed.handle(event, from: device.id) }
-        drainEngineEvents(into: &output)
+        drainEngineEvents(into: &output, from: device.seat)
     }
 
     /// A configuration reload. Takes effect from the next pan; one in flight keeps its thresholds
@@ -158,8 +155,8 @@ public struct EngineHost {
         case .request(let clientRequest, let id):
             let reply = answer(clientRequest, from: request.client, at: request.time)
             output.append(.reply(request.client, reply, id: id))
-        case .identified(let app, let pid, let uid, let isShell):
-            feed.engine.identify(request.client, app: app, pid: pid, uid: uid, isShell: isShell)
+        case .identified(let app, let pid, let uid, let seat, let isShell):
+            feed.engine.identify(request.client, app: app, pid: pid, uid: uid, seat: seat, isShell: isShell)
         case .clientGone:
             let client = request.client
             let removed = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()
@@ -221,20 +218,27 @@ public struct EngineHost {
             }
             return .stack(ServerReply.Stack(
                 navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: nav.pages.map(\.id),
-                front: feed.engine.navigation.front?.id == nav.id, transitioning: nav.isTransitioning(at: time)))
+                front: feed.engine.navigation.front(on: seat(of: nav.owner))?.id == nav.id,
+                transitioning: nav.isTransitioning(at: time)))
         case .status:
-            return .status(status)
+            return .status(status(for: client))
         }
     }
 
+    /// The client's seat, as its `hello` said; seat0 for one that said none.
+    private func seat(of client: ClientID) -> Seat {
+        feed.engine.navigation.focus.clients[client]?.seat ?? .seat0
+    }
+
     /// The engine side's half of `status`: devices and navigators, capped (see
-    /// ``ServerState/maximumStatusEntries``), the focus, the last back and the last
-    /// rejections, and the ``supplement``'s part; the socket side adds the clients.
-    private var status: ServerReply.Status {
+    /// ``ServerState/maximumStatusEntries``), the focus of the asker's seat, the last
+    /// back and the last rejections, and the ``supplement``'s part; the socket side adds
+    /// the clients.
+    private func status(for asker: ClientID) -> ServerReply.Status {
         let devices = self.devices.values.sorted { $0.id.rawValue < $1.id.rawValue }.map { device in
             var entry = ServerReply.Status.Device(
                 device: Int64(device.id.rawValue), name: device.name, path: device.path, kind: device.kind.rawValue,
-                seat: device.seat)
+                seat: device.seat.rawValue)
             if let transform = feed.engine.screenTransform(of: device.id) {
                 entry.widthMillimetres = transform.screenSize.width
                 entry.heightMillimetres = transform.screenSize.height
@@ -248,9 +252,9 @@ public struct EngineHost {
         let navigators = navigation.navigators.values.sorted { $0.id < $1.id }.map { nav in
             ServerReply.Status.Navigator(
                 navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: Int64(nav.depth),
-                front: navigation.front?.id == nav.id)
+                front: navigation.front(on: seat(of: nav.owner))?.id == nav.id)
         }
-        let focus = navigation.focus
+        let focus = navigation.focus, askerSeat = seat(of: asker)
         return ServerReply.Status(
             version: ServerState.protocolVersion,
             devices: ServerState.listed(devices, encode: MessageCodec.encodeStatusEntry),
@@ -259,8 +263,9 @@ public struct EngineHost {
             navigatorCount: Int64(navigators.count),
             clients: [], clientCount: 0,
             focus: ServerReply.Status.Focus(
-                source: focus.source.rawValue, app: focus.focusedApp, pid: focus.window?.pid.map(Int64.init),
-                shell: focus.shell.map { Int64($0.rawValue) }),
+                seat: askerSeat.rawValue, source: focus.source(on: askerSeat).rawValue,
+                app: focus.focusedApp(on: askerSeat), pid: focus.window(on: askerSeat)?.pid.map(Int64.init),
+                shell: focus.shell(on: askerSeat).map { Int64($0.rawValue) }),
             lastBack: lastBack, daemon: supplement?.daemon, backInput: supplement?.backInput,
             rejected: recentRejections.map { rejection in
                 ServerReply.Status.Rejection(
@@ -283,7 +288,10 @@ public struct EngineHost {
 
     // MARK: - Output
 
-    private mutating func drainEngineEvents(into output: inout [EngineOutput]) {
+    /// Hands the engine's events over, each with the seat it is about: the focus's, the
+    /// back input's, the navigator owner's, else `origin`'s (the device whose frame
+    /// caused it; seat0 for a request's).
+    private mutating func drainEngineEvents(into output: inout [EngineOutput], from origin: Seat = .seat0) {
         guard feed.engine.hasEvents else { return }
         var last: ServerReply.Status.LastBack?
         // Out of `self` while the engine drains (it holds `self.feed`), and back after:
@@ -291,11 +299,13 @@ public struct EngineHost {
         var ring: ContiguousArray<Rejection> = []
         swap(&ring, &rejectionRing)
         var rejected = rejectedCount
+        // Read before the drain, which holds the engine: a copy that shares its storage.
+        let focus = feed.engine.navigation.focus
         feed.engine.drainEvents { event in
             switch event {
             case .back(let navigator, let owner, _, _, _):
                 last = .navigator(navigator: navigator, owner: Int64(owner.rawValue))
-            case .backInput(let input, let app, _, _):
+            case .backInput(let input, let app, _, _, _):
                 last = .input(app: app, input: input.spelling)
             case .rejected(let reason, let device, let time):
                 let rejection = Rejection(reason: reason, device: device, time: time)
@@ -308,7 +318,12 @@ public struct EngineHost {
             default:
                 break
             }
-            output.append(.event(event))
+            let seat: Seat = switch event {
+            case .focusChanged(let summary): summary.seat
+            case .backInput(_, _, let seat, _, _): seat
+            default: event.owner.map { focus.clients[$0]?.seat ?? .seat0 } ?? origin
+            }
+            output.append(.event(event, seat: seat))
         }
         swap(&ring, &rejectionRing)
         rejectedCount = rejected

@@ -11,9 +11,10 @@ public struct EngineRequest: Sendable, Hashable {
         case request(ClientRequest, id: RequestID?)
         /// The connection is gone: its navigators go with it. No reply.
         case clientGone
-        /// The client's first accepted `hello`: its app id, its peer pid and uid, and
-        /// whether the socket side let it be the shell. No reply; at most one per connection.
-        case identified(app: String?, pid: Int32?, uid: UInt32?, isShell: Bool)
+        /// The client's first accepted `hello`: its app id, its peer pid and uid, its
+        /// seat, and whether the socket side let it be that seat's shell. No reply; at
+        /// most one per connection.
+        case identified(app: String?, pid: Int32?, uid: UInt32?, seat: Seat, isShell: Bool)
     }
 
     public var client: ClientID
@@ -44,6 +45,8 @@ public enum EngineOutput: Sendable, Hashable {
     /// The answer to one ``EngineRequest/Kind/request(_:id:)``. A `status` lists the
     /// devices and navigators; the socket side fills in the clients.
     case reply(ClientID, ServerReply, id: RequestID?)
-    /// An engine event, for the socket side to route to its owner and the observers.
-    case event(EngineEvent)
+    /// An engine event, for the socket side to route to its owner and to the observers
+    /// who may see `seat`'s events (the seat of the device, of the owner or of the focus
+    /// it is about).
+    case event(EngineEvent, seat: Seat)
 }

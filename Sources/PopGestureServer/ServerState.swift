@@ -65,6 +65,9 @@ public struct ServerState {
         public internal(set) var version: Int64?
         /// Nil when the transport has none (tests).
         public let credentials: PeerCredentials?
+        /// The seat it works at (its session's): it sees that seat's events only, and may
+        /// be that seat's shell only.
+        public let seat: Seat
         /// Whether `hello` was accepted; nothing else is before it.
         public internal(set) var greeted = false
         /// Subscribed: receives every event, `rejected` included.
@@ -89,8 +92,10 @@ public struct ServerState {
     public let admission: ConnectionPolicy
     /// Who may be the shell (`hello` with `"role":"shell"`), whatever ``admission`` lets in.
     public let shells: ConnectionPolicy
-    /// The connected shell: there is at most one.
-    public private(set) var shell: ClientID?
+    /// The seat a peer works at, asked once at its connection.
+    public let seatOf: @Sendable (PeerCredentials?) -> Seat
+    /// The connected shell of each seat: at most one per seat.
+    public private(set) var seatShells: [Seat: ClientID] = [:]
     /// The sum of every client's ``Client/unsentBytes``.
     public private(set) var totalUnsentBytes = 0
     /// Users whose connections no share per user or per process limits: root and the
@@ -110,15 +115,20 @@ public struct ServerState {
     private var lineWriter = JSONWriter()
     private let logger: Logger
 
-    /// - Parameter unlimitedUsers: users no share per user or per process applies to;
-    ///   default root. The daemon adds its own user.
+    /// - Parameters:
+    ///   - unlimitedUsers: users no share per user or per process applies to, and who
+    ///     see every seat's events and credentials; default root. The daemon adds its
+    ///     own user.
+    ///   - seatOf: default: every peer works at seat0 (tests; the daemon asks logind).
     public init(
         limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
+        seatOf: @escaping @Sendable (PeerCredentials?) -> Seat = { _ in .seat0 },
         unlimitedUsers: Set<UInt32> = [0], logger: Logger = Logger(label: "popgestured.server")
     ) {
         self.limits = limits
         self.admission = admission
         self.shells = shells
+        self.seatOf = seatOf
         self.unlimitedUsers = unlimitedUsers
         self.logger = logger
     }
@@ -146,8 +156,9 @@ public struct ServerState {
             refusedForWantOfPlace(full, who: who)
             return (id, refusal(id, .tooManyClients, "\(full); try again later"))
         }
-        clients[id] = Client(id: id, name: nil, credentials: credentials, connectedAt: time)
-        logger.info("\(id) connected (\(who))")
+        let seat = seatOf(credentials)
+        clients[id] = Client(id: id, name: nil, credentials: credentials, seat: seat, connectedAt: time)
+        logger.info("\(id) connected (\(who), \(seat))")
         return (id, [])
     }
 
@@ -226,14 +237,14 @@ public struct ServerState {
     public mutating func received(fromEngine output: EngineOutput, at time: Timestamp) -> [ServerAction] {
         var actions: [ServerAction] = []
         switch output {
-        case .event(let event):
-            route(event, into: &actions)
+        case .event(let event, let seat):
+            route(event, seat: seat, into: &actions)
         case .reply(let client, let reply, let id):
             guard clients[client] != nil else {
                 logger.debug("a reply for \(client), which is gone; dropped")
                 return []
             }
-            actions.append(.send(client, line: OutgoingLine.encoding(completed(reply), id: id)))
+            actions.append(.send(client, line: OutgoingLine.encoding(completed(reply, for: client), id: id)))
         }
         return actions
     }
@@ -370,7 +381,7 @@ public struct ServerState {
         totalUnsentBytes -= entry.unsentBytes
         if entry.greeted { greetedCount -= 1 }
         observers.removeAll { $0 == client }
-        if shell == client { shell = nil }
+        if entry.isShell, seatShells[entry.seat] == client { seatShells[entry.seat] = nil }
         logger.log(level: what == "connection ended" ? .info : .warning, "\(entry.logName) \(what)")
         if refusedWhileFull > 0 {
             logger.info("a place is free again; \(refusedWhileFull) connections were refused for want of one")
@@ -462,11 +473,13 @@ public struct ServerState {
             if role == .shell && !entry.isShell {
                 if let reason = shells.decide(entry.credentials) {
                     logger.warning("\(entry.logName) may not be the shell: \(reason)")
-                    refuse(.shellRefused, "only root, the daemon's user and a seat's active user may be the shell: \(reason)")
+                    refuse(
+                        .shellRefused,
+                        "only root, the daemon's user and the seat's active user may be its shell: \(reason)")
                     return
                 }
-                if let shell {
-                    refuse(.shellTaken, "\(shell) is the shell; there is one at a time")
+                if let shell = seatShells[entry.seat] {
+                    refuse(.shellTaken, "\(shell) is the shell of \(entry.seat); there is one at a time")
                     return
                 }
             }
@@ -478,13 +491,14 @@ public struct ServerState {
                 clients[client]?.app = app
                 if role == .shell {
                     clients[client]?.isShell = true
-                    shell = client
-                    logger.info("\(entry.logName) is the shell")
+                    seatShells[entry.seat] = client
+                    logger.info("\(entry.logName) is the shell of \(entry.seat)")
                 }
                 actions.append(.toEngine(EngineRequest(
                     client: client,
                     kind: .identified(
-                        app: app, pid: entry.credentials?.pid, uid: entry.credentials?.uid, isShell: role == .shell),
+                        app: app, pid: entry.credentials?.pid, uid: entry.credentials?.uid, seat: entry.seat,
+                        isShell: role == .shell),
                     time: time)))
             }
             logger.debug("\(client): hello, protocol \(version), \(name.map { "\"\($0)\"" } ?? "no name")\(app.map { ", app \($0)" } ?? "")")
@@ -517,14 +531,18 @@ public struct ServerState {
         }
     }
 
-    /// The engine side's reply as the client gets it: a `status` with the clients added.
-    private func completed(_ reply: ServerReply) -> ServerReply {
+    /// The engine side's reply as `asker` gets it: a `status` with the clients added,
+    /// each client's credentials only where the asker may see them (``maySee(_:by:)``).
+    private func completed(_ reply: ServerReply, for asker: ClientID) -> ServerReply {
         guard case .status(var status) = reply else { return reply }
+        let viewer = self.clients[asker]
         let clients = self.clients.values.sorted { $0.id < $1.id }.map { client in
             ServerReply.Status.Client(
                 client: Int64(client.id.rawValue), name: client.name,
-                credentials: client.credentials.map {
-                    ServerReply.Status.Credentials(pid: Int64($0.pid), uid: Int64($0.uid), gid: Int64($0.gid))
+                credentials: client.credentials.flatMap { credentials in
+                    guard let viewer, maySee(client, by: viewer) else { return nil }
+                    return ServerReply.Status.Credentials(
+                        pid: Int64(credentials.pid), uid: Int64(credentials.uid), gid: Int64(credentials.gid))
                 },
                 observer: client.observer)
         }
@@ -546,8 +564,9 @@ public struct ServerState {
 
     // MARK: - Routing
 
-    /// Hands an engine event to its owner and to every observer, each line once per client.
-    private mutating func route(_ event: EngineEvent, into actions: inout [ServerAction]) {
+    /// Hands an engine event to its owner and to every observer who may see `seat`'s
+    /// events (``maySee(seat:by:)``), each line once per client.
+    private mutating func route(_ event: EngineEvent, seat: Seat, into actions: inout [ServerAction]) {
         let owner = event.owner.flatMap { clients[$0] == nil ? nil : $0 }
         guard owner != nil || !observers.isEmpty else { return }
         lineWriter.removeAll()
@@ -555,8 +574,24 @@ public struct ServerState {
         let line = OutgoingLine(lineWriter)
         if let owner { actions.append(.send(owner, line: line)) }
         for observer in observers where observer != owner {
+            guard let entry = clients[observer], maySee(seat: seat, by: entry) else { continue }
             actions.append(.send(observer, line: line))
         }
+    }
+
+    /// Whether `viewer` sees what happens on `seat` (swipes, focus, backs): when it works
+    /// there, or is root or the daemon's user. A swipe on one seat is nobody else's business.
+    func maySee(seat: Seat, by viewer: Client) -> Bool {
+        viewer.seat == seat || viewer.credentials.map { unlimitedUsers.contains($0.uid) } == true
+    }
+
+    /// Whether `viewer` sees `client`'s credentials in `status`: when it is root or the
+    /// daemon's user, the same user, or the shell of the client's seat (which matches
+    /// windows to pids).
+    func maySee(_ client: Client, by viewer: Client) -> Bool {
+        guard let uid = viewer.credentials?.uid else { return false }
+        if unlimitedUsers.contains(uid) || client.credentials?.uid == uid { return true }
+        return viewer.isShell && viewer.seat == client.seat
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

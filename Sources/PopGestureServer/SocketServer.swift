@@ -110,9 +110,14 @@ public final class SocketServer: @unchecked Sendable {
     /// Accepting is paused until then after `EMFILE` and its kin.
     private var acceptPausedUntil: Timestamp?
     private let acceptFailures: AcceptFailureLog
-    /// Sends a committed back input through the daemon's virtual device; nil when it has
-    /// none (then the engine's ``GestureSettings/backInput`` should be ``BackInputMap/none``).
-    public var sendBackInput: ((BackInput) -> Void)?
+    /// Sends a committed back input through the daemon's virtual device of the seat;
+    /// nil when it has none (then the engine's ``GestureSettings/backInput`` should be
+    /// ``BackInputMap/none``).
+    public var sendBackInput: ((BackInput, Seat) -> Void)?
+    /// Told of each device's seat as the device is added, before any of its frames: the
+    /// daemon makes that seat's back input device then, so that the compositor of that
+    /// seat has it before the first swipe.
+    public var seatInUse: ((Seat) -> Void)?
     private var readBuffer = [UInt8](repeating: 0, count: SocketServer.readSize)
     private var isShutDown = false
     /// Stands in for a client's input while it is framed.
@@ -126,6 +131,7 @@ public final class SocketServer: @unchecked Sendable {
     ///   - admission: who may connect, decided from the peer's credentials; a refused
     ///     peer gets `not-permitted` and is closed. Default ``ConnectionPolicy/anyone``.
     ///   - shells: who may say `hello` as the shell; others get `shell-refused`.
+    ///   - seatOf: the seat a peer works at, asked once at its connection; default seat0.
     ///   - unlimitedUsers: users no share per user or per process limits; default root
     ///     and the user running the server.
     ///   - maximumLineLength: longer request lines get `line-too-long`. Default 64 KiB.
@@ -135,12 +141,14 @@ public final class SocketServer: @unchecked Sendable {
     public init(
         listening: Listening, host: EngineHost, limits: ServerLimits = ServerLimits(),
         admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
+        seatOf: @escaping @Sendable (PeerCredentials?) -> Seat = { _ in .seat0 },
         unlimitedUsers: Set<UInt32> = [0, getuid()],
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
         clock: @escaping () -> Timestamp = SocketServer.monotonicNow, logger: Logger
     ) throws(Errno) {
         state = ServerState(
-            limits: limits, admission: admission, shells: shells, unlimitedUsers: unlimitedUsers, logger: logger)
+            limits: limits, admission: admission, shells: shells, seatOf: seatOf, unlimitedUsers: unlimitedUsers,
+            logger: logger)
         self.limits = limits
         acceptFailures = AcceptFailureLog(logger: logger)
         self.host = host
@@ -325,6 +333,7 @@ public final class SocketServer: @unchecked Sendable {
         configuration: DeviceConfiguration = .init(), atOpen state: DeviceStateAtOpen? = nil
     ) throws(InputError) -> PopGestureCore.DeviceID {
         defer { routeEngineOutput() }
+        seatInUse?(configuration.seat)
         return try host.deviceAdded(
             key: key, path: path, name: name, description: description, configuration: configuration,
             atOpen: state, at: clock(), output: &engineOutput)
@@ -356,7 +365,7 @@ public final class SocketServer: @unchecked Sendable {
         var outputs = spareEngineOutput.take() ?? []
         swap(&outputs, &engineOutput)
         if let sendBackInput {
-            for case .event(.backInput(let input, _, _, _)) in outputs { sendBackInput(input) }
+            for case .event(.backInput(let input, _, let seat, _, _), _) in outputs { sendBackInput(input, seat) }
         }
         let now = clock()
         for output in outputs { run(state.received(fromEngine: output, at: now)) }

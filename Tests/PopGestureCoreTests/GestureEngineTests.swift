@@ -121,7 +121,7 @@ import Testing
         rig.script.up()
         rig.feed()
         #expect(rig.engine.navigation.navigators.isEmpty)
-        #expect(rig.engine.navigation.front == nil)
+        #expect(rig.engine.navigation.front(on: .seat0) == nil)
         #expect(!rig.events.contains { $0.kind == "back" })
     }
 

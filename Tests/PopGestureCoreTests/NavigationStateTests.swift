@@ -41,7 +41,7 @@ struct NavigationStateTests {
     @Test("create makes a navigator with its pages, in front, and reports the root's bar")
     func create() throws {
         var state = NavigationState()
-        #expect(state.front == nil)
+        #expect(state.front(on: .seat0) == nil)
         let effects = try state.create("main", owner: Self.alice, pages: [Page(id: "root", prefersBarHidden: true)])
         #expect(effects == [Self.bar("main", "root", hidden: true)])
         let nav = try #require(state.navigators["main"])
@@ -52,7 +52,7 @@ struct NavigationStateTests {
         #expect(nav.barFollowsTopPage)
         #expect(nav.layout == nil)
         #expect(state.layout(of: nav) == .leftToRight)
-        #expect(state.front?.id == "main")
+        #expect(state.front(on: .seat0)?.id == "main")
         #expect(!nav.isTransitioning(at: Self.t0))
     }
 
@@ -342,11 +342,11 @@ struct NavigationStateTests {
         _ = try state.create("a", owner: Self.alice, pages: [Page(id: "p")])
         _ = try state.create("b", owner: Self.bob, pages: [Page(id: "p")])
         _ = try state.create("c", owner: Self.alice, pages: [Page(id: "p")])
-        #expect(state.front?.id == "c")
+        #expect(state.front(on: .seat0)?.id == "c")
         #expect(state.frontOrder == ["a", "b", "c"])
 
         try state.bringToFront("a", by: Self.alice)
-        #expect(state.front?.id == "a")
+        #expect(state.front(on: .seat0)?.id == "a")
         #expect(state.frontOrder == ["b", "c", "a"])
 
         Self.expectRefused(.notOwner, &state) { s throws(NavigationError) in try s.bringToFront("b", by: Self.alice) }
@@ -356,7 +356,7 @@ struct NavigationStateTests {
 
         try state.remove("c", by: Self.alice)
         #expect(state.navigators["c"] == nil)
-        #expect(state.front?.id == "a")
+        #expect(state.front(on: .seat0)?.id == "a")
         #expect(state.frontOrder == ["b", "a"])
     }
 
@@ -366,17 +366,17 @@ struct NavigationStateTests {
         _ = try state.create("bobs", owner: Self.bob, pages: [Page(id: "p")])
         _ = try state.create("z", owner: Self.alice, pages: [Page(id: "p")])
         _ = try state.create("y", owner: Self.alice, pages: [Page(id: "p")])
-        #expect(state.front?.id == "y")
+        #expect(state.front(on: .seat0)?.id == "y")
 
         let gone = state.removeAll(ownedBy: Self.alice)
         #expect(gone == ["y", "z"])
-        #expect(state.front?.id == "bobs")
+        #expect(state.front(on: .seat0)?.id == "bobs")
         #expect(state.frontOrder == ["bobs"])
         #expect(Set(state.navigators.keys) == ["bobs"])
         #expect(state.removeAll(ownedBy: Self.alice).isEmpty)
 
         #expect(state.removeAll(ownedBy: Self.bob) == ["bobs"])
-        #expect(state.front == nil)
+        #expect(state.front(on: .seat0) == nil)
     }
 
     @Test("remove refuses another client and an unknown navigator")
@@ -388,9 +388,9 @@ struct NavigationStateTests {
         }
         // The id is free again once removed.
         try state.remove("main", by: Self.alice)
-        #expect(state.front == nil)
+        #expect(state.front(on: .seat0) == nil)
         _ = try state.create("main", owner: Self.bob, pages: [Page(id: "p")])
-        #expect(state.front?.owner == Self.bob)
+        #expect(state.front(on: .seat0)?.owner == Self.bob)
     }
 
     // MARK: - Limits

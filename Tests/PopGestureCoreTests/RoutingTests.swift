@@ -66,7 +66,7 @@ import Testing
         events.compactMap {
             switch $0 {
             case .back(let navigator, _, _, _, _): "navigator \(navigator)"
-            case .backInput(let input, let app, _, _): "input \(input) \(app ?? "-")"
+            case .backInput(let input, let app, _, _, _): "input \(input) \(app ?? "-")"
             default: nil
             }
         }
@@ -142,9 +142,9 @@ import Testing
         try rig.navigator("maps-main", of: Self.maps)
         rig.engine.reportFocus(false, by: Self.maps, at: rig.script.time)
         rig.engine.reportFocus(true, by: Self.files, at: rig.script.time)
-        #expect(rig.engine.navigation.front?.id == "files-main")
+        #expect(rig.engine.navigation.front(on: .seat0)?.id == "files-main")
         rig.engine.reportFocus(true, by: Self.maps, at: rig.script.time)
-        #expect(rig.engine.navigation.front?.id == "maps-main", "gaining focus raises its navigators")
+        #expect(rig.engine.navigation.front(on: .seat0)?.id == "maps-main", "gaining focus raises its navigators")
         #expect(Self.backs(rig.swipe()) == ["navigator maps-main"])
     }
 
@@ -156,17 +156,17 @@ import Testing
         try rig.navigator("files-main", of: Self.files, app: "org.gnome.Nautilus", pid: 100)
         try rig.navigator("maps-main", of: Self.maps, app: "org.gnome.Maps", pid: 200)
         rig.engine.identify(Self.shell, app: nil, pid: 300, isShell: true)
-        #expect(rig.engine.navigation.front == nil, "a shell that said nothing yet: no window has focus")
+        #expect(rig.engine.navigation.front(on: .seat0) == nil, "a shell that said nothing yet: no window has focus")
 
         try rig.engine.shellReports(.init(app: "org.gnome.Nautilus", pid: nil), by: Self.shell, at: rig.script.time)
-        #expect(rig.engine.navigation.front?.id == "files-main")
+        #expect(rig.engine.navigation.front(on: .seat0)?.id == "files-main")
         #expect(Self.backs(rig.swipe()) == ["navigator files-main"])
 
         try rig.engine.shellReports(.init(app: "firefox", pid: 400), by: Self.shell, at: rig.script.time)
         #expect(Self.backs(rig.swipe()) == ["input alt+left firefox"])
 
         try rig.engine.shellReports(.init(app: nil, pid: 200), by: Self.shell, at: rig.script.time)
-        #expect(rig.engine.navigation.front?.id == "maps-main", "matched by pid")
+        #expect(rig.engine.navigation.front(on: .seat0)?.id == "maps-main", "matched by pid")
     }
 
     @Test("Two processes of one app: the window's own process gets the back, not its sibling")
@@ -176,7 +176,7 @@ import Testing
         try rig.navigator("term-b", of: Self.maps, app: "foot", pid: 200)
         rig.engine.identify(Self.shell, app: nil, pid: 300, isShell: true)
         try rig.engine.shellReports(.init(app: "foot", pid: 100), by: Self.shell, at: rig.script.time)
-        #expect(rig.engine.navigation.front?.id == "term-a", "term-b was created later but is not the window")
+        #expect(rig.engine.navigation.front(on: .seat0)?.id == "term-a", "term-b was created later but is not the window")
     }
 
     @Test("An app id matches only clients of the shell's user: another user cannot claim firefox's backs")
@@ -188,7 +188,7 @@ import Testing
             from: Self.files, at: rig.script.time)
         rig.engine.identify(Self.shell, app: nil, pid: 300, uid: 1000, isShell: true)
         try rig.engine.shellReports(.init(app: "firefox", pid: 555), by: Self.shell, at: rig.script.time)
-        #expect(rig.engine.navigation.front == nil)
+        #expect(rig.engine.navigation.front(on: .seat0) == nil)
         #expect(Self.backs(rig.swipe()) == ["input alt+left firefox"])
     }
 
@@ -209,11 +209,11 @@ import Testing
         rig.engine.reportFocus(true, by: Self.files, at: rig.script.time)
         rig.engine.identify(Self.shell, app: nil, pid: nil, isShell: true)
         try rig.engine.shellReports(.init(app: "firefox", pid: nil), by: Self.shell, at: rig.script.time)
-        #expect(rig.engine.navigation.front == nil)
-        #expect(rig.engine.navigation.focus.focusedApp == "firefox")
+        #expect(rig.engine.navigation.front(on: .seat0) == nil)
+        #expect(rig.engine.navigation.focus.focusedApp(on: .seat0) == "firefox")
         rig.engine.clientDisconnected(Self.shell, at: rig.script.time)
-        #expect(rig.engine.navigation.focus.source == .clients)
-        #expect(rig.engine.navigation.front?.id == "files-main")
+        #expect(rig.engine.navigation.focus.source(on: .seat0) == .clients)
+        #expect(rig.engine.navigation.front(on: .seat0)?.id == "files-main")
     }
 
     @Test("Only the shell may report the focused window: not-shell, and nothing changes")
@@ -223,7 +223,7 @@ import Testing
         #expect(throws: NavigationError(.notShell, "only the shell (hello with \"role\":\"shell\") reports the focused window")) {
             try rig.engine.shellReports(.init(app: "x", pid: nil), by: Self.files, at: rig.script.time)
         }
-        #expect(rig.engine.navigation.front?.id == "files-main")
+        #expect(rig.engine.navigation.front(on: .seat0)?.id == "files-main")
     }
 
     @Test("The per-app table: the focused app's own input, or none, which refuses the swipe")

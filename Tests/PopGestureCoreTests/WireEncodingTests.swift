@@ -39,7 +39,7 @@ struct WireEncodingTests {
              json: #"{"type":"input-began","app":"firefox","time_us":12345678}"#),
         Line(event: .inputCancelled(app: nil, reason: .released, time: time),
              json: #"{"type":"input-cancelled","reason":"released","time_us":12345678}"#),
-        Line(event: .backInput(BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", reason: .fling, time: time),
+        Line(event: .backInput(BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", seat: .seat0, reason: .fling, time: time),
              json: #"{"type":"back-input","app":"firefox","input":"alt+left","reason":"fling","time_us":12345678}"#),
         Line(event: .focusChanged(FocusSummary(source: .shell, app: "firefox", pid: 42, navigator: nil)),
              json: #"{"type":"focus-changed","source":"shell","app":"firefox","pid":42}"#),
@@ -90,7 +90,7 @@ struct WireEncodingTests {
         case .inputCancelled(_, let reason, _):
             #expect(type == "input-cancelled")
             #expect(object["reason"] as? String == reason.rawValue)
-        case .backInput(let input, _, _, _):
+        case .backInput(let input, _, _, _, _):
             #expect(type == "back-input")
             #expect(object["input"] as? String == input.spelling)
         case .focusChanged(let focus):

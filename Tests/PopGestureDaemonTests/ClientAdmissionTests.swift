@@ -22,8 +22,8 @@ import Testing
 
     @Test func aShellIsRefusedInItsOwnWords() {
         let reason = seatRefusal(of: Self.peer(65534), daemonUID: Self.daemonUID, activeUIDs: [1000], role: .shell)
-        #expect(reason == "uid 65534 is not the user of a seat's active session")
-        let admission = ClientAdmission(mode: .any, daemonUID: Self.daemonUID) { SeatUsers(seats: ["seat0"], activeUIDs: [1000]) }
+        #expect(reason == "uid 65534 is not the user of its seat's active session")
+        let admission = ClientAdmission(mode: .any, daemonUID: Self.daemonUID) { SeatUsers(seats: ["seat0"], activeUsers: [.seat0: 1000]) }
         #expect(admission.policy.decide(Self.peer(65534)) == nil, "clients = any lets it connect")
         #expect(admission.shellPolicy.decide(Self.peer(65534)) == reason)
     }
@@ -54,20 +54,20 @@ import Testing
 
     /// The seat is asked at each connection, so a user switch counts at once.
     @Test func theSeatIsAskedAtEachConnection() {
-        let active = Mutex<[UInt32]>([1000])
+        let active = Mutex<UInt32?>(1000)
         let admission = ClientAdmission(mode: .seat, daemonUID: Self.daemonUID) {
-            SeatUsers(seats: ["seat0"], activeUIDs: active.withLock { $0 })
+            SeatUsers(seats: ["seat0"], activeUsers: active.withLock { $0 }.map { [.seat0: $0] } ?? [:])
         }
         let policy = admission.policy
         #expect(policy.decide(Self.peer(1000)) == nil)
         #expect(policy.decide(Self.peer(1001)) != nil)
-        active.withLock { $0 = [1001] }
+        active.withLock { $0 = 1001 }
         #expect(policy.decide(Self.peer(1000)) != nil)
         #expect(policy.decide(Self.peer(1001)) == nil)
     }
 
     @Test func anyAdmitsEveryoneAndAReloadSwitchesThePolicyInPlace() {
-        let admission = ClientAdmission(mode: .any, daemonUID: Self.daemonUID) { SeatUsers(seats: [], activeUIDs: []) }
+        let admission = ClientAdmission(mode: .any, daemonUID: Self.daemonUID) { SeatUsers(seats: [], activeUsers: [:]) }
         let policy = admission.policy
         #expect(policy.decide(Self.peer(65534)) == nil)
         #expect(policy.decide(nil) == nil)
@@ -78,7 +78,7 @@ import Testing
 
     @Test func underClientsAnyOnlyTheSeatsUsersMayBeTheShell() {
         let admission = ClientAdmission(mode: .any, daemonUID: Self.daemonUID) {
-            SeatUsers(seats: ["seat0"], activeUIDs: [1000])
+            SeatUsers(seats: ["seat0"], activeUsers: [.seat0: 1000])
         }
         #expect(admission.policy.decide(Self.peer(65534)) == nil, "anyone may connect")
         #expect(admission.shellPolicy.decide(Self.peer(65534)) != nil, "but not be the shell")
@@ -88,9 +88,9 @@ import Testing
     }
 
     @Test func theSummarySaysWhenNoSeatExists() {
-        let lonely = ClientAdmission(mode: .seat, daemonUID: 998) { SeatUsers(seats: [], activeUIDs: []) }
+        let lonely = ClientAdmission(mode: .seat, daemonUID: 998) { SeatUsers(seats: [], activeUsers: [:]) }
         #expect(lonely.summary() == "clients = seat, but logind lists no seats: only root and uid 998 may connect")
-        let seated = ClientAdmission(mode: .seat, daemonUID: 998) { SeatUsers(seats: ["seat0"], activeUIDs: [1000]) }
+        let seated = ClientAdmission(mode: .seat, daemonUID: 998) { SeatUsers(seats: ["seat0"], activeUsers: [.seat0: 1000]) }
         #expect(seated.summary().hasSuffix("(1 seat(s), active now: uid 1000)"))
     }
 

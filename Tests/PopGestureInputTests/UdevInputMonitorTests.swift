@@ -23,6 +23,16 @@ import Testing
             name: "Wacom HID 5256 Finger", kind: .touchscreen))
     }
 
+    @Test("ID_SEAT: unset is seat0, the node's or its parent's names the seat, a bad one is no seat")
+    func theSeat() {
+        #expect(Self.info(Self.touchscreen)?.seat == .seat0)
+        #expect(Self.info(Self.touchscreen.merging(["ID_SEAT": "seat1"]) { $1 })?.seat == Seat(rawValue: "seat1"))
+        #expect(Self.info(Self.touchscreen, parent: Self.parent.merging(["ID_SEAT": "seat2"]) { $1 })?.seat
+            == Seat(rawValue: "seat2"))
+        let bad = Self.info(Self.touchscreen.merging(["ID_SEAT": "seat1 x"]) { $1 })
+        #expect(bad != nil && bad?.seat == nil, "still a touchscreen, on no seat")
+    }
+
     @Test func aTouchpad() {
         let info = Self.info(["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1", "ID_INPUT_MOUSE": "1"])
         #expect(info?.kind == .touchpad)

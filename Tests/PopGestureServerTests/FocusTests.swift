@@ -31,14 +31,14 @@ import Testing
         var h = Self.harness()
         let shell = h.connect(greeted: false, credentials: Self.user)
         #expect(h.reply(#"{"type":"hello","version":1,"role":"shell"}"#, from: shell)?.hasPrefix(#"{"type":"hello""#) == true)
-        #expect(h.state.shell == shell)
-        #expect(h.engine.navigation.focus.shell == shell)
+        #expect(h.state.seatShells[.seat0] == shell)
+        #expect(h.engine.navigation.focus.shell(on: .seat0) == shell)
         let second = h.connect(greeted: false, credentials: Self.user)
         #expect(h.reply(#"{"type":"hello","version":1,"role":"shell"}"#, from: second)?
             .hasPrefix(#"{"type":"error","code":"shell-taken""#) == true)
         _ = h.clientDisconnected(shell, at: h.time)
-        #expect(h.state.shell == nil)
-        #expect(h.engine.navigation.focus.shell == nil)
+        #expect(h.state.seatShells[.seat0] == nil)
+        #expect(h.engine.navigation.focus.shell(on: .seat0) == nil)
         #expect(h.reply(#"{"type":"hello","version":1,"role":"shell"}"#, from: second)?.hasPrefix(#"{"type":"hello""#) == true,
                 "the place is free once the first shell left")
     }
@@ -49,7 +49,7 @@ import Testing
         let stranger = h.connect(greeted: false, credentials: Self.stranger)
         #expect(h.reply(#"{"type":"hello","version":1,"role":"shell"}"#, from: stranger)?
             .hasPrefix(#"{"type":"error","code":"shell-refused""#) == true)
-        #expect(h.state.shell == nil)
+        #expect(h.state.seatShells[.seat0] == nil)
         #expect(h.reply(#"{"type":"focused-window","app":"firefox"}"#, from: stranger)?
             .hasPrefix(#"{"type":"error","code":"hello-required""#) == true)
     }
@@ -65,16 +65,16 @@ import Testing
 
         let shell = h.connect(greeted: false)
         _ = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: shell)
-        #expect(h.engine.navigation.front == nil, "with a shell and no window reported, nothing has focus")
+        #expect(h.engine.navigation.front(on: .seat0) == nil, "with a shell and no window reported, nothing has focus")
         #expect(h.reply(#"{"type":"focused-window","app":"org.gnome.Nautilus","pid":99}"#, from: shell)
             == #"{"type":"ok","request":"focused-window"}"#)
-        #expect(h.engine.navigation.front?.id == "files")
+        #expect(h.engine.navigation.front(on: .seat0)?.id == "files")
         try h.addTouchscreen()
         let actions = h.play(Fixtures.backSwipe())
         #expect(actions.types(to: files).contains("back"))
         let reply = h.reply(#"{"type":"status"}"#, from: shell)
         let status = try #require(reply)
-        #expect(status.contains(#""focus":{"source":"shell","app":"org.gnome.Nautilus","pid":99,"shell":2}"#))
+        #expect(status.contains(#""focus":{"seat":"seat0","source":"shell","app":"org.gnome.Nautilus","pid":99,"shell":2}"#))
         #expect(status.contains(#""lastBack":{"target":"navigator","navigator":"files","owner":1}"#))
     }
 
@@ -156,7 +156,7 @@ import Testing
             host: EngineHost(settings: settings, logger: quietLogger), clock: { Fixtures.start }, logger: quietLogger)
         defer { server.shutdown() }
         var sent: [BackInput] = []
-        server.sendBackInput = { sent.append($0) }
+        server.sendBackInput = { input, _ in sent.append(input) }
         try server.deviceAdded(key: 1, path: "/dev/input/event1", name: "Fixture", description: Fixtures.touchscreen)
         var finger = TouchScript(device: Fixtures.touchscreen, start: Fixtures.start)
         finger.down(at: 0.01, 0.5)

@@ -79,12 +79,13 @@ struct Harness {
     @discardableResult
     mutating func deviceAdded(
         key: Int, path: String, name: String, description: DeviceDescription,
-        atOpen stateAtOpen: DeviceStateAtOpen? = nil, at time: Timestamp
+        configuration: DeviceConfiguration = .init(), atOpen stateAtOpen: DeviceStateAtOpen? = nil, at time: Timestamp
     ) throws -> DeviceID {
         var output: [EngineOutput] = []
         defer { _ = fromEngine(output) }
         return try host.deviceAdded(
-            key: key, path: path, name: name, description: description, atOpen: stateAtOpen, at: time, output: &output)
+            key: key, path: path, name: name, description: description, configuration: configuration,
+            atOpen: stateAtOpen, at: time, output: &output)
     }
 
     mutating func deviceRemoved(key: Int, at time: Timestamp) -> [ServerAction] {
@@ -226,7 +227,7 @@ struct ServerStateTests {
         let client = h.connect(greeted: false)
         #expect(h.reply("{", from: client).map(json)?["code"] as? String == "malformed-json")
         #expect(h.reply(#"{"type":"jump","id":9}"#, from: client)
-            == #"{"type":"error","code":"unknown-type","message":"\"type\" \"jump\" is not a request; known: hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack, status, focus, focused-window","request":"jump","id":9}"#)
+            == #"{"type":"error","code":"unknown-type","message":"\"type\" \"jump\" is not a request; known: hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack, status, focus, focused-window, rotation, text-direction","request":"jump","id":9}"#)
         #expect(h.send("  \r", from: client).isEmpty)
     }
 
@@ -332,11 +333,11 @@ struct ServerStateTests {
         let a = h.owner()
         let b = h.connect()
         _ = h.send(#"{"type":"create","navigator":"b-main","pages":[{"id":"home"}]}"#, from: b)
-        #expect(h.engine.navigation.front?.id == "b-main")
+        #expect(h.engine.navigation.front(on: .seat0)?.id == "b-main")
         _ = h.clientDisconnected(b, at: h.time)
         #expect(h.state.clients[b] == nil)
         #expect(h.engine.navigation.navigators["b-main"] == nil)
-        #expect(h.engine.navigation.front?.id == "main")
+        #expect(h.engine.navigation.front(on: .seat0)?.id == "main")
         _ = h.clientDisconnected(a, at: h.time)
         #expect(h.engine.navigation.navigators.isEmpty)
         let c = h.connect()
@@ -440,14 +441,15 @@ struct ServerStateTests {
         let b = h.connect(credentials: nil)
         _ = h.send(#"{"type":"subscribe"}"#, from: b)
         try h.addTouchscreen()
-        #expect(h.reply(#"{"type":"status","id":"s"}"#, from: b) == """
+        // Asked by client 1, which sees its own credentials (``credentialsFollowTheSeat`` has the rest).
+        #expect(h.reply(#"{"type":"status","id":"s"}"#, from: a) == """
             {"type":"status","version":1,\
             "devices":[{"device":0,"name":"Fixture Touchscreen","path":"/dev/input/event11","kind":"touchscreen",\
             "widthMillimetres":255.9,"heightMillimetres":255.9,"sizeAssumed":false,"rotation":0,"seat":"seat0"}],\
             "deviceCount":1,\
             "navigators":[{"navigator":"main","owner":1,"pages":2,"front":true}],"navigatorCount":1,\
             "clients":[{"client":1,"name":"files","pid":4242,"uid":1000,"gid":100,"observer":false},\
-            {"client":2,"observer":true}],"clientCount":2,"focus":{"source":"clients"},\
+            {"client":2,"observer":true}],"clientCount":2,"focus":{"seat":"seat0","source":"clients"},\
             "rejected":[],"rejectedCount":0,"id":"s"}
             """)
     }
@@ -630,7 +632,7 @@ struct ServerStateTests {
         let previousShell = h.connect(greeted: false)
         _ = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: previousShell)
         let previousApp = h.owner()
-        #expect(h.state.shell == previousShell)
+        #expect(h.state.seatShells[.seat0] == previousShell)
         // Nothing changed: nobody notices.
         #expect(h.wired(h.state.reviewAdmission(at: h.time)).isEmpty)
         // uid 1001 takes the seat.
@@ -640,13 +642,13 @@ struct ServerStateTests {
         #expect(actions.lines(to: previousApp).map { json($0)["code"] as? String } == ["not-permitted"])
         #expect(actions.lines(to: previousApp).first.map(json)?["message"] as? String
             == "this daemon no longer serves you: uid 1000 is not at a seat")
-        #expect(h.state.clients.isEmpty && h.state.shell == nil)
+        #expect(h.state.clients.isEmpty && h.state.seatShells[.seat0] == nil)
         #expect(h.engine.navigation.navigators.isEmpty, "the old user's navigators go with its clients")
         // The new user's bridge is the shell at once.
         let newShell = h.connect(greeted: false, credentials: PeerCredentials(pid: 77, uid: 1001, gid: 100))
         let hello = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: newShell)
         #expect(hello.lines(to: newShell).first.map(json)?["type"] as? String == "hello")
-        #expect(h.state.shell == newShell)
+        #expect(h.state.seatShells[.seat0] == newShell)
     }
 
     @Test("a shell whose user may no longer be the shell, but may still connect, gets shell-refused and is closed")

@@ -58,10 +58,13 @@ public struct PanSurface: Sendable, Hashable {
     public var widthMillimetres: Double
     /// False for touchpads: their positions are not screen positions.
     public var isOnScreen: Bool
+    /// The device's seat: a pan goes back on that seat's front navigator or back input only.
+    public var seat: Seat
 
-    public init(widthMillimetres: Double, isOnScreen: Bool) {
+    public init(widthMillimetres: Double, isOnScreen: Bool, seat: Seat = .seat0) {
         self.widthMillimetres = widthMillimetres
         self.isOnScreen = isOnScreen
+        self.seat = seat
     }
 }
 
@@ -203,7 +206,7 @@ public struct PopArbiter: Sendable {
         guard dx * dx + dy * dy >= settings.decisionDistanceMillimetres * settings.decisionDistanceMillimetres else {
             return .none
         }
-        let destination = navigation.destination(backInput: settings.backInput)
+        let destination = navigation.destination(backInput: settings.backInput, on: surface.seat)
         let layout = if case .navigator(let front) = destination {
             navigation.layout(of: front)
         } else {

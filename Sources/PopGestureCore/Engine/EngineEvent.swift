@@ -1,6 +1,6 @@
 /// What the engine tells the outside world. The server routes each event to the
 /// navigator's owner and to observers; `rejected` and the back input's events go to
-/// observers only, and the engine side sends ``backInput(_:app:reason:time:)`` through
+/// observers only, and the engine side sends ``backInput(_:app:seat:reason:time:)`` through
 /// the daemon's virtual device.
 public enum EngineEvent: Sendable, Hashable {
     /// An interactive pop began: the owner can start moving the page with the finger.
@@ -22,8 +22,9 @@ public enum EngineEvent: Sendable, Hashable {
     case inputBegan(app: String?, time: Timestamp)
     /// That swipe will not go back.
     case inputCancelled(app: String?, reason: PopCancelReason, time: Timestamp)
-    /// That swipe committed: the daemon's virtual device is to send `input`.
-    case backInput(BackInput, app: String?, reason: CommitReason, time: Timestamp)
+    /// That swipe committed: the daemon's virtual device of `seat` (the swiped device's)
+    /// is to send `input`.
+    case backInput(BackInput, app: String?, seat: Seat, reason: CommitReason, time: Timestamp)
     /// Who has focus changed, or which navigator a back would reach: observers only.
     case focusChanged(FocusSummary)
 

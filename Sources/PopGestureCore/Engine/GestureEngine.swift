@@ -14,15 +14,18 @@ public struct DeviceConfiguration: Sendable, Hashable {
     public var calibration: CalibrationMatrix
     /// Nil uses ``PanSettings/defaults(for:)`` for ``kind``.
     public var pan: PanSettings?
+    /// udev's `ID_SEAT`: the device's swipes act on this seat only. Default seat0.
+    public var seat: Seat
 
     public init(
         kind: DeviceKind = .touchscreen, rotation: Rotation = .none, calibration: CalibrationMatrix = .identity,
-        pan: PanSettings? = nil
+        pan: PanSettings? = nil, seat: Seat = .seat0
     ) {
         self.kind = kind
         self.rotation = rotation
         self.calibration = calibration
         self.pan = pan
+        self.seat = seat
     }
 
     /// The configuration of a device that has no udev, a recording's: its kind from
@@ -136,7 +139,8 @@ public struct GestureEngine: Sendable {
             device: description, rotation: kind == .touchscreen ? configuration.rotation : .none,
             calibration: configuration.calibration)
         let pan = configuration.pan ?? .defaults(for: kind)
-        let surface = PanSurface(widthMillimetres: transform.screenSize.width, isOnScreen: kind == .touchscreen)
+        let surface = PanSurface(
+            widthMillimetres: transform.screenSize.width, isOnScreen: kind == .touchscreen, seat: configuration.seat)
         var deviceLogger = logger
         deviceLogger[metadataKey: "device"] = "\(id.rawValue)"
         let device = Device(
@@ -148,7 +152,7 @@ public struct GestureEngine: Sendable {
         if description.declaredSlotCount > Int64(description.slotCount) {
             logger.warning("\(id) \(description.name): declares \(description.declaredSlotCount) slots, tracking the first \(description.slotCount)")
         }
-        logger.debug("added \(id): \(description.name), \(kind.rawValue), \(pan.source.rawValue), \(transform.screenSize.width)×\(transform.screenSize.height) mm\(transform.sizeIsAssumed ? " (assumed)" : "")")
+        logger.debug("added \(id): \(description.name), \(kind.rawValue), \(configuration.seat), \(pan.source.rawValue), \(transform.screenSize.width)×\(transform.screenSize.height) mm\(transform.sizeIsAssumed ? " (assumed)" : "")")
         return id
     }
 
@@ -200,7 +204,8 @@ public struct GestureEngine: Sendable {
     }
 
     private func landingMayBeHeld(_ origin: PanSample, surface: PanSurface) -> Bool {
-        guard surface.isOnScreen, let destination = navigation.destination(backInput: settings.backInput) else {
+        guard surface.isOnScreen, let destination = navigation.destination(backInput: settings.backInput, on: surface.seat)
+        else {
             return false
         }
         let mode: GestureMode, layout: LayoutDirection
@@ -261,7 +266,7 @@ public struct GestureEngine: Sendable {
 
     /// Carries out a client's request. Throws, changing nothing, when it cannot be taken.
     public mutating func perform(_ request: NavigationRequest, from client: ClientID, at time: Timestamp) throws(NavigationError) {
-        let focusBefore = navigation.focusSummary
+        let focusBefore = navigation.focusSummaries
         let effects: [NavigationEffect]
         switch request {
         case .create(let id, let pages, let layout, let bar):
@@ -293,42 +298,49 @@ public struct GestureEngine: Sendable {
         emitFocusChange(since: focusBefore)
     }
 
-    /// A client said who it is in `hello` (see ``NavigationState/identify(_:app:pid:uid:isShell:)``).
-    public mutating func identify(_ client: ClientID, app: String?, pid: Int32?, uid: UInt32? = nil, isShell: Bool) {
-        let before = navigation.focusSummary
+    /// A client said who it is in `hello` (see ``NavigationState/identify(_:app:pid:uid:seat:isShell:)``).
+    public mutating func identify(
+        _ client: ClientID, app: String?, pid: Int32?, uid: UInt32? = nil, seat: Seat = .seat0, isShell: Bool
+    ) {
+        let before = navigation.focusSummaries
         defer { emitFocusChange(since: before) }
-        navigation.identify(client, app: app, pid: pid, uid: uid, isShell: isShell)
-        logger.debug("\(client): app \(app ?? "unknown"), pid \(pid.map(String.init) ?? "unknown")\(isShell ? ", the shell" : "")")
+        navigation.identify(client, app: app, pid: pid, uid: uid, seat: seat, isShell: isShell)
+        logger.debug("\(client): app \(app ?? "unknown"), pid \(pid.map(String.init) ?? "unknown"), \(seat)\(isShell ? ", its shell" : "")")
     }
 
     /// A client's window gained or lost focus. A pop in flight keeps its target: the
     /// finger already chose it.
     public mutating func reportFocus(_ focused: Bool, by client: ClientID, at time: Timestamp) {
-        let before = navigation.focusSummary
+        let before = navigation.focusSummaries
         defer { emitFocusChange(since: before) }
         navigation.reportFocus(focused, by: client)
-        logger.debug("\(client) \(focused ? "gained" : "lost") focus; in front: \(frontDescription)")
+        logger.debug("\(client) \(focused ? "gained" : "lost") focus; in front: \(frontDescription(of: client))")
     }
 
     /// The shell says which window has focus. Throws `not-shell` for any other client.
     public mutating func shellReports(
         _ window: FocusState.Window, by client: ClientID, at time: Timestamp
     ) throws(NavigationError) {
-        let before = navigation.focusSummary
+        let before = navigation.focusSummaries
         defer { emitFocusChange(since: before) }
         try navigation.shellReports(window, by: client)
-        logger.debug("focused window: app \(window.app ?? "unknown"), pid \(window.pid.map(String.init) ?? "unknown"); in front: \(frontDescription)")
+        logger.debug("focused window: app \(window.app ?? "unknown"), pid \(window.pid.map(String.init) ?? "unknown"); in front: \(frontDescription(of: client))")
     }
 
-    /// Tells observers when focus, or the navigator a back would reach, changed.
-    private mutating func emitFocusChange(since before: FocusSummary) {
-        let now = navigation.focusSummary
-        if now != before { outbox.append(.focusChanged(now)) }
+    /// Tells observers when focus, or the navigator a back would reach, changed: one
+    /// event for each seat that changed.
+    private mutating func emitFocusChange(since before: [Seat: FocusSummary]) {
+        let now = navigation.focusSummaries
+        guard now != before else { return }
+        for (seat, summary) in now.sorted(by: { $0.key < $1.key }) where summary != before[seat] {
+            outbox.append(.focusChanged(summary))
+        }
     }
 
-    /// What a back would reach now, for the log.
-    private var frontDescription: String {
-        switch navigation.destination(backInput: settings.backInput) {
+    /// What a back on the client's seat would reach now, for the log.
+    private func frontDescription(of client: ClientID) -> String {
+        let seat = navigation.focus.clients[client]?.seat ?? .seat0
+        return switch navigation.destination(backInput: settings.backInput, on: seat) {
         case .navigator(let navigator): "navigator \(navigator.id)"
         case .input(let input, let app): "back input \(input) for \(app ?? "an unknown app")"
         case nil: "nothing"
@@ -337,7 +349,7 @@ public struct GestureEngine: Sendable {
 
     /// Forgets a client that went away, with its navigators.
     public mutating func clientDisconnected(_ client: ClientID, at time: Timestamp) {
-        let before = navigation.focusSummary
+        let before = navigation.focusSummaries
         for id in navigation.removeAll(ownedBy: client) {
             abandonPopIfStackChanged(id, time: time)
         }
@@ -380,13 +392,17 @@ public struct GestureEngine: Sendable {
                                 popped: done.popped.id, top: done.top.id, time: time))
             emit(navigation.barVisibility(target.navigator))
         case .commit(.input(let input, let app), let reason):
-            outbox.append(.backInput(input, app: app, reason: reason, time: time))
+            outbox.append(.backInput(input, app: app, seat: seat(of: device), reason: reason, time: time))
         case .cancelled(.navigator(let target), let reason):
             outbox.append(.popCancelled(target, reason: reason, time: time))
             emit(navigation.barVisibility(target.navigator))
         case .cancelled(.input(_, let app), let reason):
             outbox.append(.inputCancelled(app: app, reason: reason, time: time))
         }
+    }
+
+    private func seat(of device: DeviceID) -> Seat {
+        devices.indices.contains(device.rawValue) ? devices[device.rawValue]?.surface.seat ?? .seat0 : .seat0
     }
 
     private mutating func abandonPopIfStackChanged(_ navigator: String, time: Timestamp) {

@@ -1,7 +1,9 @@
 /// Which app the user is looking at, as far as the daemon has been told.
 ///
 /// Two sources, and one decides at a time:
-/// - **A shell** (one privileged client, e.g. `popgesturectl bridge sway`) reports the
+/// Each seat has its own: a client's navigators follow its session's seat's focus.
+///
+/// - **A shell** (one privileged client per seat, e.g. `popgesturectl bridge sway`) reports the
 ///   focused window: its app id and pid. While a shell is connected, its word decides:
 ///   a client is focused when the window's pid is the client's peer pid. When no
 ///   client has that pid (the window's process is not the one that connected, or the
@@ -22,6 +24,8 @@ public struct FocusState: Sendable, Hashable {
         /// The peer's pid and uid from `SO_PEERCRED`; nil when the transport has none (tests).
         public var pid: Int32?
         public var uid: UInt32?
+        /// The seat of the client's session: its navigators get that seat's swipes only.
+        public var seat: Seat = .seat0
         /// Its last `focus` report; nil when it never sent one.
         public var reportedFocus: Bool?
     }
@@ -44,61 +48,74 @@ public struct FocusState: Sendable, Hashable {
     }
 
     public private(set) var clients: [ClientID: Client] = [:]
-    /// The one shell client, when one is connected.
-    public private(set) var shell: ClientID?
-    /// The shell's last report; nil until it sends one, or when no shell is connected.
-    public private(set) var window: Window?
+    /// The shell client of each seat that has one: one per seat.
+    public private(set) var shells: [Seat: ClientID] = [:]
+    /// Each shell's last report; none until it sends one, and none once it is gone.
+    private var windows: [Seat: Window] = [:]
+    /// The seats on which some client is the focused window's process. Kept up to date
+    /// by every change, so that ``isFocused(_:)`` looks nothing up per navigator.
+    private var seatsWithWindowProcess: Set<Seat> = []
 
     public init() {}
 
-    public var source: Source { shell == nil ? .clients : .shell }
+    /// The seat's shell, when one is connected.
+    public func shell(on seat: Seat) -> ClientID? { shells[seat] }
 
-    /// The focused app's id, for the per-app back input: the shell's window's, or,
+    /// The seat's shell's last report.
+    public func window(on seat: Seat) -> Window? { windows[seat] }
+
+    public func source(on seat: Seat) -> Source { shells[seat] == nil ? .clients : .shell }
+
+    /// The seat's focused app id, for the per-app back input: its shell's window's, or,
     /// without a shell, unknown (nil): a client that reports focus has a navigator.
-    public var focusedApp: String? { shell == nil ? nil : window?.app }
+    public func focusedApp(on seat: Seat) -> String? { shells[seat] == nil ? nil : windows[seat]?.app }
 
-    /// Whether the client's navigators may get the back gesture now.
+    /// The seats with a client or a shell, seat0 always.
+    public var seats: Set<Seat> { Set(clients.values.map(\.seat)).union([.seat0]) }
+
+    /// Whether the client's navigators may get its seat's back gesture now.
     public func isFocused(_ id: ClientID) -> Bool {
         let client = clients[id]
-        guard let shell else { return client?.reportedFocus ?? true }
-        guard let window, let client else { return false }
+        let seat = client?.seat ?? .seat0
+        guard let shell = shells[seat] else { return client?.reportedFocus ?? true }
+        guard let window = windows[seat], let client else { return false }
         if let pid = window.pid {
             if pid == client.pid { return true }
             // The window's own process is a client: it alone has the focus.
-            if windowProcessIsClient { return false }
+            if seatsWithWindowProcess.contains(seat) { return false }
         }
         guard let app = window.app, app == client.app else { return false }
         return client.uid == clients[shell]?.uid
     }
 
-    /// Whether some client is the focused window's process. Kept up to date by every
-    /// change, so that ``isFocused(_:)`` looks nothing up per navigator.
-    private var windowProcessIsClient = false
-
-    private mutating func updateWindowProcess() {
-        guard let pid = window?.pid else {
-            windowProcessIsClient = false
-            return
+    private mutating func updateWindowProcess(on seat: Seat) {
+        if let pid = windows[seat]?.pid, clients.values.contains(where: { $0.seat == seat && $0.pid == pid }) {
+            seatsWithWindowProcess.insert(seat)
+        } else {
+            seatsWithWindowProcess.remove(seat)
         }
-        windowProcessIsClient = clients.values.contains { $0.pid == pid }
     }
 
-    /// Whether a shell says no window has focus (a bare desktop), or has said nothing yet.
-    public var noWindowFocused: Bool {
-        shell != nil && (window == nil || (window?.app == nil && window?.pid == nil))
+    /// Whether the seat's shell says no window has focus (a bare desktop), or has said nothing yet.
+    public func noWindowFocused(on seat: Seat) -> Bool {
+        guard shells[seat] != nil else { return false }
+        guard let window = windows[seat] else { return true }
+        return window.app == nil && window.pid == nil
     }
 
     // MARK: - Changes
 
-    /// A client said who it is (`hello`). A shell replaces any shell before it: the
-    /// server lets only one connect at a time.
-    public mutating func identify(_ id: ClientID, app: String?, pid: Int32?, uid: UInt32?, isShell: Bool) {
-        clients[id] = Client(app: app, pid: pid, uid: uid, reportedFocus: clients[id]?.reportedFocus)
+    /// A client said who it is (`hello`). A shell replaces any shell of its seat before
+    /// it: the server lets only one per seat connect at a time.
+    public mutating func identify(
+        _ id: ClientID, app: String?, pid: Int32?, uid: UInt32?, seat: Seat = .seat0, isShell: Bool
+    ) {
+        clients[id] = Client(app: app, pid: pid, uid: uid, seat: seat, reportedFocus: clients[id]?.reportedFocus)
         if isShell {
-            shell = id
-            window = nil
+            shells[seat] = id
+            windows[seat] = nil
         }
-        updateWindowProcess()
+        updateWindowProcess(on: seat)
     }
 
     /// A client says its window gained or lost focus. Returns whether it gained it.
@@ -109,35 +126,39 @@ public struct FocusState: Sendable, Hashable {
         return focused && before != true
     }
 
-    /// The shell says which window has focus. False when `id` is not the shell.
+    /// A shell says which window has focus on its seat. False when `id` is no seat's shell.
     public mutating func shellReports(_ window: Window, from id: ClientID) -> Bool {
-        guard id == shell else { return false }
-        self.window = window
-        updateWindowProcess()
+        guard let seat = clients[id]?.seat, shells[seat] == id else { return false }
+        windows[seat] = window
+        updateWindowProcess(on: seat)
         return true
     }
 
-    /// The client is gone; with the shell gone, the clients' own reports decide again.
+    /// The client is gone; with its seat's shell gone, the clients' own reports decide
+    /// again there.
     public mutating func remove(_ id: ClientID) {
-        clients[id] = nil
-        if shell == id {
-            shell = nil
-            window = nil
+        guard let seat = clients.removeValue(forKey: id)?.seat else { return }
+        if shells[seat] == id {
+            shells[seat] = nil
+            windows[seat] = nil
         }
-        updateWindowProcess()
+        updateWindowProcess(on: seat)
     }
 }
 
 /// What observers are told when focus changes: whose word decides, the focused window
 /// (from a shell), and the navigator a back would reach now.
 public struct FocusSummary: Sendable, Hashable {
+    /// The seat this is about; the server tells only that seat's people.
+    public var seat: Seat
     public var source: FocusState.Source
     public var app: String?
     public var pid: Int32?
     /// The navigator in front of a focused client; nil when a back would go to the back input or nowhere.
     public var navigator: String?
 
-    public init(source: FocusState.Source, app: String?, pid: Int32?, navigator: String?) {
+    public init(seat: Seat = .seat0, source: FocusState.Source, app: String?, pid: Int32?, navigator: String?) {
+        self.seat = seat
         self.source = source
         self.app = app
         self.pid = pid

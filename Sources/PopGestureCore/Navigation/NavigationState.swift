@@ -52,28 +52,40 @@ public struct NavigationState: Sendable {
 
     public init() {}
 
-    /// The navigator in front, which gets the back gesture: the most recently brought
-    /// to front of those whose owner is focused (``FocusState/isFocused(_:)``).
-    public var front: Navigator? {
+    /// The seat's navigator in front, which gets its back gesture: the most recently
+    /// brought to front of those whose owner is on the seat and focused
+    /// (``FocusState/isFocused(_:)``).
+    public func front(on seat: Seat) -> Navigator? {
         for id in frontOrder.reversed() {
-            if let navigator = navigators[id], focus.isFocused(navigator.owner) { return navigator }
+            if let navigator = navigators[id], focus.clients[navigator.owner]?.seat ?? .seat0 == seat,
+               focus.isFocused(navigator.owner)
+            {
+                return navigator
+            }
         }
         return nil
     }
 
-    /// Who has focus and which navigator is in front, for observers.
-    public var focusSummary: FocusSummary {
-        FocusSummary(source: focus.source, app: focus.focusedApp, pid: focus.shell == nil ? nil : focus.window?.pid,
-                     navigator: front?.id)
+    /// Who has focus on the seat and which navigator is in front there, for observers.
+    public func focusSummary(on seat: Seat) -> FocusSummary {
+        let shell = focus.shell(on: seat) != nil
+        return FocusSummary(
+            seat: seat, source: focus.source(on: seat), app: focus.focusedApp(on: seat),
+            pid: shell ? focus.window(on: seat)?.pid : nil, navigator: front(on: seat)?.id)
     }
 
-    /// Where a back gesture would go now: the navigator in front, else the back input
-    /// `backInput` names for the focused app; nil when neither.
-    public func destination(backInput: BackInputMap) -> BackDestination? {
-        if let front { return .navigator(front) }
+    /// Every seat's summary (seat0's always), to tell what a change changed.
+    public var focusSummaries: [Seat: FocusSummary] {
+        Dictionary(uniqueKeysWithValues: focus.seats.map { ($0, focusSummary(on: $0)) })
+    }
+
+    /// Where a back gesture on the seat would go now: its navigator in front, else the
+    /// back input `backInput` names for its focused app; nil when neither.
+    public func destination(backInput: BackInputMap, on seat: Seat) -> BackDestination? {
+        if let front = front(on: seat) { return .navigator(front) }
         // The shell says no window has focus: a key would reach nobody.
-        if focus.noWindowFocused { return nil }
-        let app = focus.focusedApp
+        if focus.noWindowFocused(on: seat) { return nil }
+        let app = focus.focusedApp(on: seat)
         return backInput.input(forApp: app).map { .input($0, app: app) }
     }
 
@@ -205,10 +217,13 @@ public struct NavigationState: Sendable {
 
     // MARK: - Focus
 
-    /// A client said who it is in `hello`: its app id, its peer pid and uid, and whether
-    /// it is the shell (the server has checked that it may be).
-    public mutating func identify(_ client: ClientID, app: String?, pid: Int32?, uid: UInt32? = nil, isShell: Bool) {
-        focus.identify(client, app: app, pid: pid, uid: uid, isShell: isShell)
+    /// A client said who it is in `hello`: its app id, its peer pid and uid, its
+    /// session's seat, and whether it is the seat's shell (the server has checked that
+    /// it may be).
+    public mutating func identify(
+        _ client: ClientID, app: String?, pid: Int32?, uid: UInt32? = nil, seat: Seat = .seat0, isShell: Bool
+    ) {
+        focus.identify(client, app: app, pid: pid, uid: uid, seat: seat, isShell: isShell)
     }
 
     /// A client's window gained or lost focus. Gaining it brings the client's navigators

@@ -44,7 +44,7 @@ extension ServerEvent {
         case .focusChanged(let focus):
             self = .focusChanged(
                 source: focus.source.rawValue, app: focus.app, pid: focus.pid.map(Int64.init), navigator: focus.navigator)
-        case .backInput(let input, let app, let reason, let time):
+        case .backInput(let input, let app, _, let reason, let time):
             self = .backInput(
                 app: app, input: input.spelling, reason: FinishReason(reason), timeMicroseconds: time.microseconds)
         }
