@@ -61,8 +61,9 @@ let package = Package(
                 .product(name: "RealModule", package: "swift-numerics"),
             ]),
 
-        // Evdev events written from a scripted gesture or decoded from fuzz bytes: for tests,
-        // Fuzz/, Benchmarks/ and the demo, not part of the core's API.
+        // Evdev events written from a scripted gesture or decoded from fuzz bytes, and the
+        // gesture corpus: for tests, Fuzz/, Benchmarks/, the demo and `popgestured-replay
+        // corpus`, not part of the core's API.
         .target(
             name: "PopGestureSynthesis",
             dependencies: ["PopGestureCore", .product(name: "RealModule", package: "swift-numerics")]),

@@ -7,8 +7,8 @@ public enum CorpusDevices {
     /// 10 units per mm, held in landscape and in portrait (the same panel, native
     /// the other way). The corpus runs on these wherever the recordings are absent.
     public static let ownTablets: [(name: String, description: DeviceDescription)] = [
-        ("tablet 217×136 (landscape)", tablet(width: 217, height: 136)),
-        ("tablet 136×217 (portrait)", tablet(width: 136, height: 217)),
+        ("tablet (landscape)", tablet(width: 217, height: 136)),
+        ("tablet (portrait)", tablet(width: 136, height: 217)),
     ]
 
     /// Descriptions in `../shared/recordings` with slots (the corpus writes slots): a

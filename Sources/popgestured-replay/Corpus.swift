@@ -39,6 +39,13 @@ struct Corpus: ParsableCommand {
     @Flag(help: "List every case that did not give what it should.")
     var misses = false
 
+    @Option(help: "Milliseconds between frames while a finger moves (10: a 100 Hz touchscreen; 17: 60 Hz).")
+    var frameInterval = 10
+
+    func validate() throws {
+        guard (1...100).contains(frameInterval) else { throw ValidationError("--frame-interval must be 1 to 100 ms") }
+    }
+
     func run() throws {
         let players = try loadPlayers()
         for choice in defaults {
@@ -54,7 +61,17 @@ struct Corpus: ParsableCommand {
         }
     }
 
+    /// Each device named with the screen the corpus was generated for.
     private func loadPlayers() throws -> [(String, CorpusPlayer)] {
+        try devicePlayers().map { name, player in
+            var player = player
+            player.frameInterval = .milliseconds(frameInterval)
+            let size = player.screen
+            return ("\(name), \(Int(size.width.rounded()))×\(Int(size.height.rounded())) mm", player)
+        }
+    }
+
+    private func devicePlayers() throws -> [(String, CorpusPlayer)] {
         var players: [(String, CorpusPlayer)] = []
         if device.isEmpty {
             for (name, description) in CorpusDevices.ownTablets {

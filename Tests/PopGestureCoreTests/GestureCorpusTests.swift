@@ -29,7 +29,7 @@ import Testing
 
     @Test("Before issue 22 the defaults missed thumb arcs, edge flicks and diagonal drags from the edge")
     func theOldDefaultsMissedThumbsAndFlicks() throws {
-        let report = try Self.report("tablet 217×136 (landscape)", settings: .before22)
+        let report = try Self.report("tablet (landscape)", settings: .before22)
         let missed = Set(report.misses.filter { $0.corpusCase.expected[$0.mode] == .back }.map(\.corpusCase.family))
         #expect(missed == [.thumbArc, .edgeFlick, .diagonalDrag])
         // Each thumb arc missed was released too slowly across the screen, not refused.
@@ -39,7 +39,7 @@ import Testing
 
     @Test("Before issue 22 a long text selection on the portrait tablet went back in fullscreen mode")
     func theOldDefaultsTookTextSelectionsForBacks() throws {
-        let report = try Self.report("tablet 136×217 (portrait)", settings: .before22)
+        let report = try Self.report("tablet (portrait)", settings: .before22)
         let falseBacks = report.misses.filter { $0.corpusCase.expected[$0.mode] == .noBack }
         #expect(!falseBacks.isEmpty)
         #expect(falseBacks.allSatisfy { $0.corpusCase.family == .textSelection && $0.mode == .fullscreen })

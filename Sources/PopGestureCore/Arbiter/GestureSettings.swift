@@ -27,16 +27,16 @@ public struct GestureSettings: Sendable, Hashable {
     /// such a start competes with the app's own scrolling everywhere on the page, as
     /// Firefox's touchpad swipe does (it asks |dx| > 8·|dy|); between that and lisgd's
     /// 15° leniency on one side and Android's 45° at the edge on the other. In the gesture
-    /// corpus (docs/GESTURE-CORPUS.md) no scroll or map pan goes back at 30°, and its
-    /// mid-screen drags meant as backs (up to 25°) all do.
+    /// corpus (docs/GESTURE-CORPUS.md) no scroll or map pan goes back at 30°, and all its
+    /// mid-screen drags meant as backs (up to 25°) do; 20° misses some of those.
     public var maxAngleDegrees: Double = 30
 
     /// The steepest start that can still be a back when it starts in the leading edge
     /// zone (``edgeWidthMillimetres``, in either mode). Default 45°, Android's edge back
     /// and libadwaita's swipe tracker: horizontal when |dx| ≥ |dy| at the decision
     /// distance. In the corpus, 30° here rejected all 72 diagonal drags of 35–40° from the
-    /// edge as too steep; 45° takes them while no scroll from the edge (50° and steeper
-    /// in the corpus) goes back.
+    /// edge as too steep; 45° takes them while no scroll from the edge goes back (its
+    /// diagonal scrolls, 50° and steeper, go back from 55° on).
     public var edgeMaxAngleDegrees: Double = 45
 
     /// A finger that stayed within ``longPressSlopMillimetres`` of where it landed for
@@ -82,7 +82,8 @@ public struct GestureSettings: Sendable, Hashable {
     /// off the bezel is short and fast, and a start at the edge is already a strong sign
     /// of a back (libadwaita flings any swipe past its 16 px start; Android's edge back
     /// commits a fling whatever its length). Default 4 mm, the decision distance. Before
-    /// issue 22 (10 mm, 50 ms, 180 mm/s everywhere) the corpus missed 540 of its 864 edge flicks.
+    /// issue 22 (10 mm, 50 ms, 180 mm/s everywhere) the corpus missed 540 of its 864 edge
+    /// flicks; at 8 mm, its 8 mm flicks at 20° still miss.
     public var edgeFlingMinimumDistanceMillimetres: Double = 4
 
     /// A release at least this fast toward the trailing side commits a swipe that started
@@ -91,12 +92,13 @@ public struct GestureSettings: Sendable, Hashable {
     /// panel at scale 1–2. A thumb that sweeps from the bezel lifts with little of its
     /// speed across the screen, since its arc turns downward: in the corpus, 180 mm/s
     /// (``flingVelocityMillimetresPerSecond``) missed 648 of its 2,304 thumb arcs, and
-    /// even with the edge's shorter minimums 252 of its 864 edge flicks; 60 mm/s misses none.
+    /// even with the edge's shorter minimums 252 of its 864 edge flicks. Its slowest edge
+    /// backs lift at 80–90 mm/s across (90 mm/s misses some), so 60 mm/s leaves a margin.
     public var edgeFlingVelocityMillimetresPerSecond: Double = 60
 
     /// As ``flingMinimumDuration``, for a swipe that started in the leading edge zone.
     /// Default 30 ms: the velocity still rests on 3 frames at 100 Hz (2 at 60 Hz), and a
-    /// flick off the bezel lasts 30–80 ms (the corpus's edge flicks), shorter than 50 ms.
+    /// flick off the bezel lasts 30–80 ms: at 50 ms the corpus misses its 30 ms flicks.
     public var edgeFlingMinimumDuration: Duration = .milliseconds(30)
 
     /// Where a swipe may start when it would go to the back input (the focused app
