@@ -21,9 +21,9 @@ import RealModule
 ///   edge or on a 10 mm bezel beyond it (assumed). The thumb turns 30–40° about its
 ///   joint (assumed: the joint's flexion and abduction span about 50°), in 120–200 ms,
 ///   and lifts still moving, as a swipe meant to go back does (assumed).
-/// - **Landing.** A finger coming off the bezel lands 1–4 mm in (assumed: inside
-///   Android's default back inset of 18–24 dp, 2.9–3.8 mm, which catches such swipes;
-///   the edge zone is 4.8 mm).
+/// - **Landing.** A finger coming off the bezel lands 1–4 mm in (assumed: within
+///   Android's back-gesture edge of 18–40 dp, 2.9–6.4 mm, set by the user; the edge
+///   zone here is 4.8 mm).
 /// - **Edge flicks.** 8–20 mm in 30–80 ms (the figures), at constant speed
 ///   from landing to lift (assumed), horizontal or 20° off.
 /// - **Slow drags.** 40–60 % of the screen's width at 80–150 mm/s with a
@@ -33,8 +33,8 @@ import RealModule
 ///   diagonal at 50–60° (assumed), released moving (a fling) or at rest.
 /// - **Text selection.** A long press (500–800 ms; UIKit's and GTK's 500 ms, Android's
 ///   400–500 ms) then a drag along the line.
-/// - **Taps.** 60–120 ms with 0–2 mm of slide (assumed; under Android's 8 dp touch slop
-///   of about 1.3 mm at the upper end, as on screens that report no resolution).
+/// - **Taps.** 60–120 ms with 0–2 mm of slide (assumed; 2 mm is more than Android's
+///   8 dp touch slop, about 1.3 mm, as a finger that rolls while it taps slides).
 /// - **Zooms.** The second finger 0–80 ms after the first (assumed), spreading or
 ///   pinching 30 mm each.
 /// - **Frames.** 10 ms apart: a 100 Hz touchscreen, as ``TouchScript``'s default.
