@@ -13,9 +13,9 @@ public struct GestureSettings: Sendable, Hashable {
     public var mode: GestureMode = .fullscreen
 
     /// The leading edge zone: in edge mode, how far from the leading edge a swipe may
-    /// start. Default 4.8 mm:
-    /// Android's back-gesture edge is 20–30 dp wide (3.2–4.8 mm at 160 dp per inch);
-    /// the upper end, because a finger coming off a bezel lands a few millimetres in.
+    /// start. Default 4.8 mm: Android's back-gesture edge is 20–30 dp wide (3.2–4.8 mm
+    /// at 160 dp per inch); the upper end, because a finger coming off a bezel lands a
+    /// few millimetres in.
     /// In either mode, a start in this zone gets the edge's angle and fling rules. The
     /// corpus's edge swipes land up to 4 mm in: 4 mm still takes them all, 3 mm misses
     /// 484 of them on the two own tablets.
