@@ -27,6 +27,16 @@ import Testing
         }
     }
 
+    @Test("At 60 Hz too, every case gives what it should on the landscape tablet")
+    func sixtyHertz() throws {
+        let description = try #require(CorpusDevices.ownTablets.first).description
+        var player = try CorpusPlayer(device: description)
+        player.frameInterval = .milliseconds(17)
+        var report = CorpusReport()
+        report.add(player, named: "60 Hz", settings: GestureSettings())
+        #expect(report.misses.isEmpty, "\(report.misses.prefix(5).map { "\($0.corpusCase.name): \($0.outcome)" })")
+    }
+
     @Test("Before issue 22 the defaults missed thumb arcs, edge flicks and diagonal drags from the edge")
     func theOldDefaultsMissedThumbsAndFlicks() throws {
         let report = try Self.report("tablet (landscape)", settings: .before22)
