@@ -61,9 +61,12 @@ let package = Package(
                 .product(name: "RealModule", package: "swift-numerics"),
             ]),
 
-        // Evdev events written from a scripted gesture or decoded from fuzz bytes: for tests,
-        // Fuzz/, Benchmarks/ and the demo, not part of the core's API.
-        .target(name: "PopGestureSynthesis", dependencies: ["PopGestureCore"]),
+        // Evdev events written from a scripted gesture or decoded from fuzz bytes, and the
+        // gesture corpus: for tests, Fuzz/, Benchmarks/, the demo and `popgestured-replay
+        // corpus`, not part of the core's API.
+        .target(
+            name: "PopGestureSynthesis",
+            dependencies: ["PopGestureCore", .product(name: "RealModule", package: "swift-numerics")]),
 
         // The protocol: typed requests, replies and events, their one encoder and decoder
         // each, version negotiation, on a bounded JSON codec with the protocol's limits.
@@ -138,7 +141,7 @@ let package = Package(
             name: "popgestured-replay",
             dependencies: [
                 "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureRecording", "PopGestureDaemon",
-                "PopGestureCommandLine",
+                "PopGestureCommandLine", "PopGestureSynthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

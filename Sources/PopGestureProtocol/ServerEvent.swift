@@ -125,6 +125,7 @@ public enum ServerEvent: Sendable, Hashable {
         public static let wrongDirection = Self(rawValue: "wrong-direction")
         public static let outsideEdgeZone = Self(rawValue: "outside-edge-zone")
         public static let tooSteep = Self(rawValue: "too-steep")
+        public static let longPress = Self(rawValue: "long-press")
         public static let excluded = Self(rawValue: "excluded")
         public static let extraFinger = Self(rawValue: "extra-finger")
         public static let palm = Self(rawValue: "palm")

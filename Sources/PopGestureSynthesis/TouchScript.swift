@@ -77,6 +77,18 @@ public struct TouchScript: Sendable {
         }
     }
 
+    /// Moves each listed finger by its own millimetres in one frame, `frameInterval`
+    /// after the last: fingers that go separate ways, as in a pinch.
+    public mutating func step(_ moves: [(finger: Int, dx: Double, dy: Double)]) {
+        time = time + frameInterval
+        let size = panelSize
+        for move in moves {
+            fingers[move.finger]?.x += move.dx / size.width
+            fingers[move.finger]?.y += move.dy / size.height
+        }
+        frame(changed: moves.map(\.finger))
+    }
+
     /// Turns a finger into a palm (`MT_TOOL_PALM`) where it is.
     public mutating func becomePalm(_ finger: Int = 0) {
         fingers[finger]?.palm = true

@@ -5,11 +5,19 @@ import PopGestureRecording
 
 /// `popgestured-replay`: a tool of its own, not a subcommand of the daemon, so that the
 /// binary systemd runs carries no recording readers and no Foundation (issue 12).
+/// Without a subcommand it replays a recording (`play`).
 @main
-struct Replay: ParsableCommand {
+struct ReplayTool: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "popgestured-replay",
-        abstract: "Run a recording through the gesture engine and print what a client receives.",
+        abstract: "Run recordings or the gesture corpus through the gesture engine.",
+        subcommands: [Replay.self, Corpus.self], defaultSubcommand: Replay.self)
+}
+
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Run a recording through the gesture engine and print what a client receives (the default).",
         discussion: """
             Plays the recording with its own timestamps as one client whose navigator
             ("main", pages page1…pageN) is in front, and prints the JSON lines that client

@@ -41,6 +41,7 @@ import Testing
     @Test mutating func releaseCommitsOnProgressOrFling() throws {
         let nav = try Self.navigation()
         _ = feed(.began(Self.at(10, ms: 0)), nav)
+        _ = feed(.changed(Self.at(20, ms: 100)), nav)
         _ = feed(.changed(Self.at(80, ms: 500)), nav)
         #expect(feed(.ended(Self.at(80, ms: 600, vx: 0)), nav) == .commit(Self.target, .progress))
 
@@ -49,10 +50,12 @@ import Testing
         #expect(feed(.ended(Self.at(30, ms: 1060, vx: 180)), nav) == .commit(Self.target, .fling))
 
         _ = feed(.began(Self.at(10, ms: 2000)), nav)
+        _ = feed(.changed(Self.at(20, ms: 2100)), nav)
         _ = feed(.changed(Self.at(30, ms: 2500)), nav)
         #expect(feed(.ended(Self.at(30, ms: 2600, vx: 179)), nav) == .cancelled(Self.target, .released))
 
         _ = feed(.began(Self.at(10, ms: 3000)), nav)
+        _ = feed(.changed(Self.at(20, ms: 3100)), nav)
         _ = feed(.changed(Self.at(150, ms: 3500)), nav)
         #expect(feed(.ended(Self.at(150, ms: 3600, vx: -200)), nav) == .cancelled(Self.target, .flungBack))
         #expect(arbiter.state == .idle)
@@ -110,6 +113,60 @@ import Testing
         _ = feed(.began(Self.at(10, ms: 2000)), nav)
         _ = feed(.changed(Self.at(30, ms: 2050)), nav)
         #expect(feed(.ended(Self.at(30, ms: 2060, vx: 400)), nav) == .commit(Self.target, .fling))
+    }
+
+    @Test mutating func aShortSlowerFlickFromTheEdgeFlings() throws {
+        let nav = try Self.navigation()
+        // 8 mm in 30 ms at 100 mm/s from 2 mm in: a flick off the bezel.
+        _ = feed(.began(Self.at(2, ms: 0)), nav)
+        _ = feed(.changed(Self.at(7, ms: 20)), nav)
+        #expect(feed(.ended(Self.at(10, ms: 30, vx: 100)), nav) == .commit(Self.target, .fling))
+        // The same from 10 mm in: short, brief and slow for a fling there.
+        _ = feed(.began(Self.at(10, ms: 1000)), nav)
+        _ = feed(.changed(Self.at(15, ms: 1020)), nav)
+        #expect(feed(.ended(Self.at(18, ms: 1030, vx: 100)), nav) == .cancelled(Self.target, .released))
+        // From the edge, too slow even there, or flicked back.
+        _ = feed(.began(Self.at(2, ms: 2000)), nav)
+        _ = feed(.changed(Self.at(7, ms: 2020)), nav)
+        #expect(feed(.ended(Self.at(10, ms: 2030, vx: 59)), nav) == .cancelled(Self.target, .released))
+        _ = feed(.began(Self.at(2, ms: 3000)), nav)
+        _ = feed(.changed(Self.at(20, ms: 3200)), nav)
+        #expect(feed(.ended(Self.at(20, ms: 3300, vx: -60)), nav) == .cancelled(Self.target, .flungBack))
+        // Before issue 22 the edge had no shorter rule.
+        arbiter = PopArbiter(settings: .before22, logger: Logger(label: "test"))
+        _ = feed(.began(Self.at(2, ms: 4000)), nav)
+        _ = feed(.changed(Self.at(7, ms: 4020)), nav)
+        #expect(feed(.ended(Self.at(10, ms: 4030, vx: 100)), nav) == .cancelled(Self.target, .released))
+    }
+
+    @Test mutating func theEdgeIsWhereTheFingerLanded() throws {
+        let nav = try Self.navigation()
+        var settings = GestureSettings()
+        settings.mode = .edge
+        arbiter = PopArbiter(settings: settings, logger: Logger(label: "test"))
+        // Lands 3 mm in; decided at 9 mm in, outside the 4.8 mm zone: still an edge swipe.
+        _ = feed(.began(Self.at(3, ms: 0)), nav)
+        #expect(feed(.changed(Self.at(5, ms: 10)), nav) == .none)
+        #expect(feed(.changed(Self.at(9, ms: 20)), nav) == .began(Self.target, progress: 0.03))
+        #expect(feed(.ended(Self.at(14, ms: 40, vx: 250)), nav) == .commit(Self.target, .fling))
+        // Lands 6 mm in: outside, wherever it goes.
+        _ = feed(.began(Self.at(6, ms: 1000)), nav)
+        #expect(feed(.changed(Self.at(16, ms: 1020)), nav) == .rejected(.outsideEdgeZone))
+    }
+
+    @Test mutating func aPressThenADragIsTheAppsButACrawlIsNot() throws {
+        let nav = try Self.navigation()
+        // Rests 600 ms within a millimetre, then drags: a long press (text selection).
+        _ = feed(.began(Self.at(100, ms: 0)), nav)
+        #expect(feed(.changed(Self.at(101, ms: 300)), nav) == .none)
+        #expect(feed(.changed(Self.at(101.5, ms: 590)), nav) == .none)
+        #expect(feed(.changed(Self.at(102.5, ms: 600)), nav) == .none, "left the 2 mm slop only at 600 ms")
+        #expect(feed(.changed(Self.at(110, ms: 650)), nav) == .rejected(.longPress))
+        _ = feed(.ended(Self.at(120, ms: 700)), nav)
+        // Crawls out of the slop at once and reaches the decision distance late: a slow drag.
+        _ = feed(.began(Self.at(100, ms: 1000)), nav)
+        #expect(feed(.changed(Self.at(102.5, ms: 1100)), nav) == .none)
+        #expect(feed(.changed(Self.at(104.5, ms: 1800)), nav) == .began(Self.target, progress: 0.0225))
     }
 
     @Test mutating func fingersThatNeverPannedAreRejectedWithTheirReason() throws {

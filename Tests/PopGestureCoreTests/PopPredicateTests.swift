@@ -111,6 +111,34 @@ import Testing
         #expect(rejection(Self.pan(fromX: 100, dx: 10, dy: -5.8)) == .tooSteep)
     }
 
+    @Test func aStartInTheEdgeZoneIsHorizontalUpTo45DegreesInEitherMode() {
+        var edge = GestureSettings()
+        edge.mode = .edge
+        for settings in [GestureSettings(), edge] {
+            #expect(rejection(Self.pan(fromX: 3, dx: 10, dy: 10), settings: settings) == nil, "|dx| = |dy| at the edge")
+            #expect(rejection(Self.pan(fromX: 3, dx: 10, dy: -10.1), settings: settings) == .tooSteep)
+            #expect(rejection(Self.pan(fromX: 197, dx: -10, dy: 9), layout: .rightToLeft, settings: settings) == nil)
+        }
+        // Mid-screen, fullscreen mode keeps its 30°: a 40° drag there is the app's scroll.
+        #expect(rejection(Self.pan(fromX: 100, dx: 10, dy: 8.4)) == .tooSteep)
+        #expect(rejection(Self.pan(fromX: 100, dx: 10, dy: 8.4), settings: .before22) == .tooSteep)
+        #expect(rejection(Self.pan(fromX: 3, dx: 10, dy: 8.4), settings: .before22) == .tooSteep, "before issue 22: 30° everywhere")
+    }
+
+    @Test func aFingerThatPressedBeforeMovingIsTheApps() {
+        var pressed = Self.pan(fromX: 100, dx: 6)
+        pressed.heldMicroseconds = 500_000
+        #expect(rejection(pressed) == .longPress)
+        pressed.heldMicroseconds = 499_999
+        #expect(rejection(pressed) == nil)
+        pressed.heldMicroseconds = 2_000_000
+        #expect(rejection(pressed, settings: .before22) == nil, "before issue 22: no long-press guard")
+        // A steep long press is a scroll first: the angle speaks before the press.
+        var steep = Self.pan(fromX: 100, dx: 2, dy: 6)
+        steep.heldMicroseconds = 900_000
+        #expect(rejection(steep) == .tooSteep)
+    }
+
     @Test func exclusionZones() {
         let zone = NormalizedRect(x: 0, y: 0.75, width: 1, height: 0.25)
         let nav = Self.navigator([Page(id: "root"), Page(id: "player", exclusionZones: [zone])])

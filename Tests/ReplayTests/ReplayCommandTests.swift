@@ -93,3 +93,41 @@ struct ReplayCommandTests {
         #expect(rotation.err.contains(#"command line: --rotation: expected 0, 90, 180 or 270, got "45""#))
     }
 }
+
+/// `popgestured-replay corpus` as a user runs it; the project's own tablets need no recordings.
+@Suite struct CorpusCommandTests {
+    @Test("corpus prints the old and the new defaults' tables: the old miss edge backs, the new miss none")
+    func printsBothTables() throws {
+        let result = try ReplayCommandTests.run(
+            ["corpus", "--recordings", "/nonexistent", "--defaults", "before-22", "--defaults", "current"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.err.contains("/nonexistent is absent"))
+        let halves = result.out.components(separatedBy: "### Corpus, current defaults")
+        try #require(halves.count == 2)
+        let (before, now) = (halves[0], halves[1])
+        #expect(before.contains("### Corpus, defaults before issue 22"))
+        let landscapeEdge = "| tablet (landscape), 217×136 mm | edge | 376 |"
+        #expect(before.contains(landscapeEdge) && now.contains(landscapeEdge))
+        // 256 thumb arcs per tablet, on two tablets.
+        #expect(before.contains("| thumb arc | edge | 512 | 368 | 144 (cancelled: released 144) |"))
+        #expect(now.contains("| thumb arc | edge | 512 | 512 | 0 | 0 | 0 |"))
+        #expect(!now.contains("cancelled: released"))
+    }
+
+    @Test("corpus --misses lists each case that did not give what it should, with what it gave")
+    func listsMisses() throws {
+        let result = try ReplayCommandTests.run(["corpus", "--recordings", "/nonexistent", "--defaults", "before-22", "--misses"])
+        #expect(result.status == 0)
+        #expect(result.out.contains("- tablet (portrait), 136×217 mm, fullscreen: text selection: press"))
+        #expect(result.out.contains("expected no back, got back (progress)"))
+    }
+
+    @Test("corpus refuses a frame interval of 0 and a device that is no slot touchscreen")
+    func refusals() throws {
+        let zero = try ReplayCommandTests.run(["corpus", "--frame-interval", "0"])
+        #expect(zero.status != 0 && zero.err.contains("--frame-interval"))
+        guard SharedRecordings.available else { return }
+        let protocolA = try ReplayCommandTests.run(["corpus", "--device", SharedRecordings.path("ntrig-multitouch.desc")])
+        #expect(protocolA.status != 0 && protocolA.err.contains("needs a protocol B (slots) touchscreen"))
+    }
+}

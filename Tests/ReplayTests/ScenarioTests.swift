@@ -85,9 +85,10 @@ struct ScenarioTests {
         }
         #expect(leftEdge.outcome == .back(popped: "detail", top: "root", by: .fling))
         #expect(abs((leftEdge.progressValues.last ?? 0) - 60 / scenario.screenWidth) < 0.002)
-        // 60 mm at 40° below the horizontal: past the 30° limit, whatever the panel's aspect.
+        // 60 mm at 40° below the horizontal from 30 % in: past the 30° limit of a start
+        // outside the edge zone, whatever the panel's aspect.
         let steep = try scenario.play { finger in
-            finger.down(at: 0.02, 0.3)
+            finger.down(at: 0.3, 0.3)
             finger.move(byMillimetres: 60 * Self.cos40, 60 * Self.sin40, over: .milliseconds(150))
             finger.up()
         }

@@ -111,6 +111,8 @@ public struct PopArbiter: Sendable {
     }
 
     public private(set) var state: State = .idle
+    /// While deciding: when the finger first left the long-press slop; nil until then.
+    private var pressEnded: Timestamp?
     public var settings: GestureSettings
     private var logger: Logger
 
@@ -129,6 +131,7 @@ public struct PopArbiter: Sendable {
         case .idle:
             guard case .began(let sample) = event else { return .none }
             transition(to: .deciding(device: device, origin: sample, surface: surface), "pan began")
+            pressEnded = nil
             return .none
 
         case .deciding(let owner, let origin, let surface):
@@ -137,6 +140,9 @@ public struct PopArbiter: Sendable {
             case .began, .failed:
                 return .none  // Cannot happen: a device's pan ends before it begins again.
             case .changed(let sample):
+                if pressEnded == nil && distance(origin, sample) > settings.longPressSlopMillimetres {
+                    pressEnded = sample.time
+                }
                 return decide(device: device, origin: origin, sample: sample, surface: surface, navigation: navigation)
             case .ended:
                 transition(to: .idle, "released before deciding")
@@ -162,11 +168,20 @@ public struct PopArbiter: Sendable {
             case .ended(let sample):
                 let velocity = sample.velocityX * direction
                 let travel = (sample.position.xMillimetres - origin.position.xMillimetres) * direction
-                let fling = settings.flingVelocityMillimetresPerSecond
+                // A flick or a thumb's arc off the bezel is short, and slower across the
+                // screen than a straight swipe: at the edge, a shorter and slower one flings.
+                let fromEdge = surface.isOnScreen && settings.isInEdgeZone(
+                    distanceFromLeadingEdge: GestureSettings.distanceFromLeadingEdge(
+                        origin.position, width: surface.widthMillimetres, backDirection: direction))
+                let fling = fromEdge
+                    ? settings.edgeFlingVelocityMillimetresPerSecond : settings.flingVelocityMillimetresPerSecond
+                let minimumTravel = fromEdge
+                    ? settings.edgeFlingMinimumDistanceMillimetres : settings.flingMinimumDistanceMillimetres
+                let minimumTime = fromEdge ? settings.edgeFlingMinimumDuration : settings.flingMinimumDuration
                 // A flick too short or too brief is no fling: its velocity spans a frame or two.
-                let longEnough = sample.time - origin.time >= settings.flingMinimumDuration.microsecondsRounded
+                let longEnough = sample.time - origin.time >= minimumTime.microsecondsRounded
                 transition(to: .idle, "released at \(progress), \(velocity) mm/s, \(travel) mm")
-                if longEnough && velocity >= fling && travel >= settings.flingMinimumDistanceMillimetres {
+                if longEnough && velocity >= fling && travel >= minimumTravel {
                     return .commit(target, .fling)
                 }
                 if longEnough && velocity <= -fling { return .cancelled(target, .flungBack) }
@@ -203,9 +218,7 @@ public struct PopArbiter: Sendable {
     ) -> Action {
         let dx = sample.position.xMillimetres - origin.position.xMillimetres
         let dy = sample.position.yMillimetres - origin.position.yMillimetres
-        guard dx * dx + dy * dy >= settings.decisionDistanceMillimetres * settings.decisionDistanceMillimetres else {
-            return .none
-        }
+        guard distance(origin, sample) >= settings.decisionDistanceMillimetres else { return .none }
         let destination = navigation.destination(backInput: settings.backInput, on: surface.seat)
         let layout = if case .navigator(let front) = destination {
             navigation.layout(of: front)
@@ -214,7 +227,8 @@ public struct PopArbiter: Sendable {
         }
         let start = PanStart(
             origin: origin.position, translationX: dx, translationY: dy,
-            screenWidthMillimetres: surface.widthMillimetres, isOnScreen: surface.isOnScreen)
+            screenWidthMillimetres: surface.widthMillimetres, isOnScreen: surface.isOnScreen,
+            heldMicroseconds: (pressEnded ?? sample.time) - origin.time)
         let rejection = popRejection(for: start, to: destination, layout: layout, settings: settings, at: sample.time)
         guard rejection == nil, let destination else {
             let reason = rejection ?? .noNavigator
@@ -232,6 +246,12 @@ public struct PopArbiter: Sendable {
                              direction: direction, progress: progress),
             "dx=\(dx) dy=\(dy)")
         return .began(target, progress: progress)
+    }
+
+    private func distance(_ origin: PanSample, _ sample: PanSample) -> Double {
+        let dx = sample.position.xMillimetres - origin.position.xMillimetres
+        let dy = sample.position.yMillimetres - origin.position.yMillimetres
+        return (dx * dx + dy * dy).squareRoot()
     }
 
     private static func progress(origin: PanSample, sample: PanSample, surface: PanSurface, direction: Double) -> Double {

@@ -10,6 +10,8 @@ public enum RejectionReason: String, Sendable, Hashable, CaseIterable {
     case wrongDirection = "wrong-direction"
     case outsideEdgeZone = "outside-edge-zone"
     case tooSteep = "too-steep"
+    /// The finger rested before it moved: a long press, the app's (text selection).
+    case longPress = "long-press"
     case excluded
     case extraFinger = "extra-finger"
     case palm
@@ -42,16 +44,20 @@ public struct PanStart: Sendable, Hashable {
     public var screenWidthMillimetres: Double
     /// Touchpad pans have no screen position: the positional guards do not apply.
     public var isOnScreen: Bool
+    /// Microseconds from landing until the finger first left the long-press slop
+    /// (``GestureSettings/longPressSlopMillimetres``): how long it pressed.
+    public var heldMicroseconds: Int64
 
     public init(
         origin: ScreenPoint, translationX: Double, translationY: Double, screenWidthMillimetres: Double,
-        isOnScreen: Bool = true
+        isOnScreen: Bool = true, heldMicroseconds: Int64 = 0
     ) {
         self.origin = origin
         self.translationX = translationX
         self.translationY = translationY
         self.screenWidthMillimetres = screenWidthMillimetres
         self.isOnScreen = isOnScreen
+        self.heldMicroseconds = heldMicroseconds
     }
 }
 
@@ -75,9 +81,10 @@ public func popRejection(
     // No navigator is in front, and the focused app gets no back input.
     guard let destination else { return .noNavigator }
 
-    let fromLeadingEdge = layout == .leftToRight
-        ? pan.origin.xMillimetres
-        : pan.screenWidthMillimetres - pan.origin.xMillimetres
+    // Where the finger landed decides the edge, not where it is now (InputActions #168).
+    let fromLeadingEdge = GestureSettings.distanceFromLeadingEdge(
+        pan.origin, width: pan.screenWidthMillimetres, backDirection: layout.backDirection)
+    let inEdgeZone = pan.isOnScreen && settings.isInEdgeZone(distanceFromLeadingEdge: fromLeadingEdge)
     var mode = settings.mode
     var top: Page?
     switch destination {
@@ -105,13 +112,16 @@ public func popRejection(
     if pan.translationX * layout.backDirection <= 0 { return .wrongDirection }
 
     // Edge mode: the pan must start in the leading edge zone.
-    if pan.isOnScreen && mode == .edge && fromLeadingEdge > settings.edgeWidthMillimetres {
-        return .outsideEdgeZone
-    }
+    if pan.isOnScreen && mode == .edge && !inEdgeZone { return .outsideEdgeZone }
 
-    // Too steep is a scroll, not a back.
-    if abs(pan.translationY) > abs(pan.translationX) * Double.tan(settings.maxAngleDegrees * .pi / 180) {
-        return .tooSteep
+    // Too steep is a scroll, not a back: at the edge as Android decides (|dx| ≥ |dy|),
+    // elsewhere stricter, since there the app's own scrolling starts everywhere.
+    let limit = inEdgeZone ? settings.edgeMaxAngleDegrees : settings.maxAngleDegrees
+    if isSteeper(dx: pan.translationX, dy: pan.translationY, than: limit) { return .tooSteep }
+
+    // A finger that rested before it moved made a long press: the app's text selection.
+    if let press = settings.longPressDuration, pan.heldMicroseconds >= press.microsecondsRounded {
+        return .longPress
     }
 
     // The top page keeps this area for its own horizontal gestures (sliders, carousels).
@@ -120,4 +130,11 @@ public func popRejection(
     }
 
     return nil
+}
+
+/// Whether a move of (`dx`, `dy`) is more than `degrees` from horizontal. Exactly at the
+/// limit is not steeper, even where `tan` rounds (tan 45° is 0.999… in binary).
+func isSteeper(dx: Double, dy: Double, than degrees: Double) -> Bool {
+    let slope = Double.tan(degrees * .pi / 180)
+    return abs(dy) > abs(dx) * slope * (1 + 1e-9)
 }

@@ -85,6 +85,7 @@ extension ServerEvent.RejectionReason {
         case .wrongDirection: self = .wrongDirection
         case .outsideEdgeZone: self = .outsideEdgeZone
         case .tooSteep: self = .tooSteep
+        case .longPress: self = .longPress
         case .excluded: self = .excluded
         case .extraFinger: self = .extraFinger
         case .palm: self = .palm

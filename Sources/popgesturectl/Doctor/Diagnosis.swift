@@ -444,6 +444,7 @@ struct Diagnosis {
         case .wrongDirection: "it moved toward the leading side (left in a left-to-right layout), or straight up or down"
         case .outsideEdgeZone: "edge mode, and it started outside the edge zone (edge-width-mm)"
         case .tooSteep: "steeper than the angle limit (max-angle-degrees): taken for a scroll"
+        case .longPress: "the finger rested before it moved: a long press, the app's (text selection)"
         case .excluded: "it started in one of the top page's exclusion zones"
         case .extraFinger: "another finger landed before it was decided"
         case .palm: "a palm touched"

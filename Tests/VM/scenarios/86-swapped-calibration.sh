@@ -7,11 +7,12 @@
 # by hand, not by the daemon's formulas:
 #   - from 2 % of the screen's width to 60 %, half-way down: panel x 0.5, panel y
 #     0.02 -> 0.6. One back.
-#   - 60 mm at 40 degrees below the horizontal from (2 %, 30 %): 45.96 mm across
+#   - 60 mm at 40 degrees below the horizontal from (30 %, 30 %): 45.96 mm across
 #     (+45.96 / 187.2 = +0.2455 of the panel's y) and 38.57 mm down (-38.57 / 331.2
-#     = -0.1164 of the panel's x), from panel (0.7, 0.02) to (0.5836, 0.2655).
-#     Steeper than the 30 degree limit: rejected too-steep, no back. With the sizes
-#     left unswapped it would read as 81 mm across, 22 mm down (15 degrees): a back.
+#     = -0.1164 of the panel's x), from panel (0.7, 0.30) to (0.5836, 0.5455).
+#     Steeper than the 30 degree limit of a start outside the edge zone (from the
+#     edge, 45 degrees would take it: issue 22): rejected too-steep, no back. With the
+#     sizes left unswapped it would read as 81 mm across, 22 mm down (15 degrees): a back.
 source "$(dirname "$0")/../lib.sh"
 
 desc=$(recording elan-touchscreen.desc)  # protocol B, 3312 x 1872 at 10 units/mm
@@ -20,7 +21,7 @@ udev_rule swapped-calibration "$(desc_name "$desc")" 'ENV{LIBINPUT_CALIBRATION_M
 left_edge="$WORK/screen-left-edge.events"
 steep="$WORK/screen-40-degrees.events"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.5 --y 0.02 --to-y 0.6 >"$left_edge"
-python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.7 --to 0.5836 --y 0.02 --to-y 0.2655 >"$steep"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.7 --to 0.5836 --y 0.30 --to-y 0.5455 >"$steep"
 
 start_daemon
 open_owner app
