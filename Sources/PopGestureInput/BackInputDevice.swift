@@ -57,7 +57,6 @@ public final class BackInputDevice: @unchecked Sendable {
         }
         guard let device = libevdev_new() else { throw InputError(.outOfMemory, "libevdev_new failed") }
         libevdev_set_name(device, Self.name)
-        libevdev_set_phys(device, Self.phys(of: seat))
         libevdev_set_id_bustype(device, Int32(BUS_VIRTUAL))
         libevdev_enable_event_type(device, UInt32(EV_KEY))
         for code in codes {
@@ -72,7 +71,7 @@ public final class BackInputDevice: @unchecked Sendable {
             libevdev_enable_event_code(device, UInt32(EV_KEY), UInt32(BTN_LEFT), nil)
         }
 
-        self.device = try UinputDevice(template: device, creating: Self.what)
+        self.device = try UinputDevice(template: device, phys: Self.phys(of: seat), creating: Self.what)
         self.codes = codes.sorted()
         self.seat = seat
         devnode = self.device.devnode

@@ -49,6 +49,13 @@ back_input_of() {
     return 0
 }
 has_back_input_of() { [ -n "$(back_input_of "$1")" ]; }
+input_devices() {  # every event node: its name and phys
+    local dir
+    for dir in /sys/class/input/event*; do
+        echo "${dir##*/} \"$(cat "$dir/device/name" 2>/dev/null)\" phys \"$(cat "$dir/device/phys" 2>/dev/null)\""
+    done
+}
+trap 'show input_devices; show journal_since_mark; cleanup' EXIT
 wait_for 60 "seat0's back input device" has_back_input_of seat0
 wait_for 60 "seat1's back input device" has_back_input_of seat1
 udevadm settle --timeout=60 || true
