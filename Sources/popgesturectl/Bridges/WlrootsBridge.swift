@@ -76,13 +76,28 @@ struct WlrootsSource: FocusSource {
         for event in events {
             for change in tracker.handle(event) {
                 out.append(change)
-                if case .ended = change { return out }
+                if case .ended = change { return Self.lastOfEach(out) }
             }
         }
         if !started {
             started = true
             out += tracker.settle()
         }
-        return out
+        return Self.lastOfEach(out)
+    }
+
+    /// What came in one read, with only the last focus and the last rotation: a compositor
+    /// deactivates one window and activates the next in two `done`s, sent together, and the
+    /// daemon need not hear "no window" in between.
+    static func lastOfEach(_ events: [FocusSourceEvent]) -> [FocusSourceEvent] {
+        let lastFocus = events.lastIndex { if case .focused = $0 { true } else { false } }
+        let lastRotation = events.lastIndex { if case .rotated = $0 { true } else { false } }
+        return events.indices.compactMap { index in
+            switch events[index] {
+            case .focused: index == lastFocus ? events[index] : nil
+            case .rotated: index == lastRotation ? events[index] : nil
+            case .log, .ended: events[index]
+            }
+        }
     }
 }

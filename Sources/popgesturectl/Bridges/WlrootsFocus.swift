@@ -106,7 +106,7 @@ struct WlrootsTracker {
         case .headName(let id, let name):
             var head = pendingHead(id)
             head.name = OutputRotation(degrees: 0, output: name)?.output
-            pendingHeads[id] = head
+            setPending(id, head)
             if head.name == nil {
                 return logOnce("output-name", "an output's name is \(name.utf8.count) bytes, past "
                     + "\(ProtocolLimits.maximumIdentifierBytes) (\(quoted(name, limit: 64))): it is sent as unnamed")
@@ -115,12 +115,12 @@ struct WlrootsTracker {
         case .headEnabled(let id, let enabled):
             var head = pendingHead(id)
             head.enabled = enabled
-            pendingHeads[id] = head
+            setPending(id, head)
             return []
         case .headTransform(let id, let transform):
             var head = pendingHead(id)
             head.transform = transform
-            pendingHeads[id] = head
+            setPending(id, head)
             return []
         case .headFinished(let id):
             pendingHeads[id] = nil
@@ -128,10 +128,7 @@ struct WlrootsTracker {
             headOrder.removeAll { $0 == id }
             return []
         case .outputsDone:
-            for (id, head) in pendingHeads {
-                if heads[id] == nil { headOrder.append(id) }
-                heads[id] = head
-            }
+            for (id, head) in pendingHeads { heads[id] = head }
             pendingHeads = [:]
             return reportRotation()
         case .outputsFinished:
@@ -149,6 +146,13 @@ struct WlrootsTracker {
 
     private func pendingHead(_ id: WaylandObjectID) -> Head {
         pendingHeads[id] ?? heads[id] ?? Head()
+    }
+
+    /// An output's change until the manager's `done`; a new output takes its place in the
+    /// order at its first event (`WaylandDisplay` bounds how many there are).
+    private mutating func setPending(_ id: WaylandObjectID, _ head: Head) {
+        if heads[id] == nil, pendingHeads[id] == nil, !headOrder.contains(id) { headOrder.append(id) }
+        pendingHeads[id] = head
     }
 
     private mutating func reportFocus() -> [FocusSourceEvent] {
