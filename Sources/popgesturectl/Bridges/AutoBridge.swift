@@ -123,8 +123,8 @@ extension AutoBridge {
     ///    any EWMH window manager (GNOME's and KDE's on Xorg too). Without `DISPLAY`, none.
     /// 3. A Wayland session (under it the X11 bridge would see Xwayland's windows only):
     ///    - Phosh (`Phosh:GNOME`: before GNOME), or any desktop but GNOME, KDE Plasma and
-    ///      sway: the wlroots bridge on `WAYLAND_DISPLAY`, which phoc, labwc, Wayfire,
-    ///      river and Hyprland serve; when the compositor turns out not to offer
+    ///      sway: the wlroots bridge on `WAYLAND_DISPLAY`, which phoc, labwc, Wayfire and
+    ///      Hyprland serve; when the compositor turns out not to offer
     ///      wlr-foreign-toplevel-management, none (`run` says so, exit 3);
     ///    - GNOME or KDE Plasma: none yet, naming it;
     ///    - sway without `SWAYSOCK`: none, naming the variable (its IPC bridge has pids,

@@ -8,7 +8,7 @@ struct WlrootsBridge: ParsableCommand {
         commandName: "wlroots",
         abstract: "Tell popgestured which window has focus, and how the screen is turned, in a wlroots compositor.",
         discussion: """
-            For phoc (Phosh), labwc, Wayfire, river, Hyprland and any compositor that offers \
+            For phoc (Phosh), labwc, Wayfire, Hyprland and any compositor that offers \
             wlr-foreign-toplevel-management: the activated window's app_id is the app id; \
             that protocol has no pid, so the pid is unknown. With wlr-output-management it \
             also sends the rotation of the output touch maps to: the first enabled built-in \
