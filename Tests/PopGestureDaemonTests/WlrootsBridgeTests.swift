@@ -1,6 +1,7 @@
 import Foundation
 import PopGestureProtocol
 import Testing
+@testable import popgesturectl
 
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +30,7 @@ struct WlrootsBridgeTests {
         let wlrRandr: String
         private let seat = Process()
         private let seatInput = Pipe()
-        private var windows: [Process] = []
+        private var windows: [String: Process] = [:]
         /// The display's socket, absolute: clients need no XDG_RUNTIME_DIR for it.
         var display: String { directory.appendingPathComponent("wayland-0").path }
         var log: String { (try? String(contentsOf: directory.appendingPathComponent("phoc.log"), encoding: .utf8)) ?? "" }
@@ -76,12 +77,12 @@ struct WlrootsBridgeTests {
             ["PATH": "/usr/bin:/bin", "HOME": directory.path, "XDG_RUNTIME_DIR": directory.path, "WAYLAND_DISPLAY": "wayland-0"]
         }
 
+        static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+
         /// The helper, from its C source and the glue wayland-scanner makes of the two XMLs it needs.
         static func buildHelper(in directory: URL) throws -> String {
             let scanner = try PopGestureCtlDaemonTests.tool("wayland-scanner", package: "libwayland-bin")
-            let gcc = try PopGestureCtlDaemonTests.tool("gcc", package: "gcc")
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent()
             let xmls = [
                 root.appendingPathComponent("Sources/CWayland/protocols/wlr-foreign-toplevel-management-unstable-v1.xml"),
                 root.appendingPathComponent("Tests/Fixtures/wayland/wlr-virtual-pointer-unstable-v1.xml"),
@@ -95,8 +96,14 @@ struct WlrootsBridgeTests {
                     if kind == "private-code" { sources.append(path) }
                 }
             }
-            let binary = directory.appendingPathComponent("wlroots-test-client").path
-            try run(gcc, ["-o", binary, "-I", directory.path] + sources + ["-lwayland-client"])
+            return try compile(sources, to: "wlroots-test-client", in: directory, library: "wayland-client")
+        }
+
+        /// `gcc` of `sources` into `directory`, linked with `library`; the program's path.
+        static func compile(_ sources: [String], to name: String, in directory: URL, library: String) throws -> String {
+            let gcc = try PopGestureCtlDaemonTests.tool("gcc", package: "gcc")
+            let binary = directory.appendingPathComponent(name).path
+            try run(gcc, ["-o", binary, "-I", directory.path] + sources + ["-l\(library)"])
             return binary
         }
 
@@ -129,13 +136,23 @@ struct WlrootsBridgeTests {
             window.standardOutput = try Self.logFile("foot-\(appID)", in: directory)
             window.standardError = window.standardOutput
             try window.run()
-            windows.append(window)
+            windows[appID] = window
             guard PopGestureCtlDaemonTests.within(seconds: 20, {
                 (try? Self.run(helper, ["exists", appID], environment: clientEnvironment)) != nil || !window.isRunning
             }), window.isRunning else {
                 let footLog = (try? String(contentsOf: directory.appendingPathComponent("foot-\(appID).log"), encoding: .utf8)) ?? ""
                 throw Failed("foot --app-id \(appID) did not show:\n\(footLog)\n\(log)")
             }
+        }
+
+        /// Closes `appID`'s window (its foot ends), once phoc no longer lists it.
+        func closeWindow(appID: String) throws {
+            guard let window = windows.removeValue(forKey: appID) else { return }
+            kill(window.processIdentifier, SIGKILL)
+            PopGestureCtlDaemonTests.waitForExit(window, seconds: 5)
+            guard PopGestureCtlDaemonTests.within(seconds: 10, {
+                (try? Self.run(helper, ["exists", appID], environment: clientEnvironment)) == nil
+            }) else { throw Failed("phoc still lists \(appID) after its foot ended") }
         }
 
         /// Activates `appID`'s window through the foreign-toplevel protocol.
@@ -150,7 +167,7 @@ struct WlrootsBridgeTests {
 
         func stop() {
             // The test runner blocks SIGTERM for its children; SIGKILL reaches them.
-            for window in windows where window.isRunning { kill(window.processIdentifier, SIGKILL) }
+            for window in windows.values where window.isRunning { kill(window.processIdentifier, SIGKILL) }
             try? seatInput.fileHandleForWriting.close()
             if seat.isRunning { kill(seat.processIdentifier, SIGKILL) }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -346,6 +363,64 @@ struct WlrootsBridgeTests {
         let shell = (reply["clients"] as? [[String: Any]])?.first { $0["role"] as? String == "shell" || $0["name"] as? String == "popgesturectl bridge wlroots" }
         #expect(shell?["name"] as? String == "popgesturectl bridge wlroots", "\(reply)")
         #expect(bridge.interrupt() == 0)
+    }
+
+    @Test("past its bound the bridge lets a new window or output go, says so once, and follows a window again once one closes",
+          .timeLimit(.minutes(1)))
+    func bounds() throws {
+        let phoc = try HeadlessPhoc()
+        try phoc.openWindow(appID: "One")
+        try phoc.openWindow(appID: "Two")
+        let display = try WaylandDisplay(name: phoc.display, maximumToplevels: 1, maximumHeads: 0)
+        let first = try display.dispatch()
+        let apps = first.compactMap { if case .toplevelAppID(_, let app) = $0 { app } else { nil } }
+        #expect(apps.count == 1, "one window followed: \(first)")
+        #expect(!first.contains { if case .headName = $0 { true } else { false } }, "no output followed: \(first)")
+        #expect(first.filter { if case .overflow = $0 { true } else { false } }.count == 1, "said once: \(first)")
+
+        // The window followed closes; the next one opened is followed.
+        try phoc.closeWindow(appID: apps.first ?? "One")
+        try phoc.openWindow(appID: "Three")
+        var seen: [WlrootsEvent] = []
+        _ = PopGestureCtlDaemonTests.within(seconds: 10) {
+            seen += (try? display.dispatch()) ?? []
+            return seen.contains { if case .toplevelAppID(_, "Three") = $0 { true } else { false } }
+        }
+        #expect(seen.contains { if case .toplevelClosed = $0 { true } else { false } }, "\(seen)")
+        #expect(seen.contains { if case .toplevelAppID(_, "Three") = $0 { true } else { false } }, "\(seen)")
+        #expect(!seen.contains { if case .overflow = $0 { true } else { false } }, "said once only: \(seen)")
+    }
+
+    @Test("a Wayland compositor without wlr-foreign-toplevel-management: bridge wlroots exits 2, bridge auto 3, each saying so")
+    func compositorWithoutTheProtocol() throws {
+        let directory = try PopGestureCtlCommandTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: try HeadlessPhoc.compile(
+            [HeadlessPhoc.root.appendingPathComponent("Tests/Fixtures/wayland/bare-wayland-server.c").path],
+            to: "bare-wayland-server", in: directory, library: "wayland-server"))
+        server.arguments = ["wayland-bare"]
+        server.environment = ["XDG_RUNTIME_DIR": directory.path]
+        try server.run()
+        defer { kill(server.processIdentifier, SIGKILL); server.waitUntilExit() }
+        let socket = directory.appendingPathComponent("wayland-bare").path
+        #expect(PopGestureCtlDaemonTests.within(seconds: 10) { FileManager.default.fileExists(atPath: socket) })
+
+        let named = try PopGestureCtlCommandTests.run(
+            ["bridge", "wlroots", "--wayland-display", socket, "--socket", "/nonexistent/x.sock"])
+        #expect(named.status == 2, "\(named.err)")
+        #expect(named.err.contains("the Wayland compositor at \(socket) does not offer zwlr_foreign_toplevel_manager_v1"),
+                "\(named.err)")
+
+        let auto = try PopGestureCtlCommandTests.run(
+            ["bridge", "auto", "--socket", "/nonexistent/x.sock"],
+            environment: AutoBridgeTests.noSession.merging(
+                ["XDG_CURRENT_DESKTOP": "labwc:wlroots", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": socket]) { $1 })
+        #expect(auto.status == 3, "\(auto.err)")
+        #expect(auto.err.contains("labwc on Wayland: running bridge wlroots"), "\(auto.err)")
+        #expect(auto.err.contains("popgesturectl: bridge auto: the Wayland compositor at \(socket) does not offer "
+            + "zwlr_foreign_toplevel_manager_v1"), "\(auto.err)")
+        #expect(auto.err.contains("apps report their own focus; see docs/BRIDGES.md (the session: "), "\(auto.err)")
     }
 
     @Test("no compositor: exit 2 with a message that names the display")

@@ -46,7 +46,7 @@ enum WlrootsEvent: Equatable {
     /// zwlr_output_manager_v1.finished: no more output changes will come.
     case outputsFinished
     /// A new window or output was not followed: the bridge already follows
-    /// `WaylandDisplay.maximumToplevels` windows or `maximumHeads` outputs.
+    /// `WaylandDisplay.defaultMaximumToplevels` windows or `defaultMaximumHeads` outputs.
     case overflow(String)
 }
 
@@ -56,9 +56,9 @@ enum WlrootsEvent: Equatable {
 final class WaylandDisplay {
     /// Windows followed at once. Default 1024: a tablet shows a handful; past it a new
     /// window is let go at once (its focus is never seen) and one `.overflow` says so.
-    static let maximumToplevels = 1024
+    static let defaultMaximumToplevels = 1024
     /// Outputs followed at once. Default 64, for the same reason.
-    static let maximumHeads = 64
+    static let defaultMaximumHeads = 64
     /// The protocol versions this file handles every event of (the XMLs in Sources/CWayland).
     static let toplevelVersion: UInt32 = 3
     static let outputVersion: UInt32 = 2
@@ -76,10 +76,17 @@ final class WaylandDisplay {
     private var toplevels = 0
     private var heads = 0
     private var overflowed = false
+    private let maximumToplevels: Int
+    private let maximumHeads: Int
 
     /// Connects to `name` (nil: `$WAYLAND_DISPLAY`), binds the two protocols, and reads
     /// what they list at once (every window and output), which `dispatch` returns first.
-    init(name: String?) throws(WaylandError) {
+    /// The maximums are the defaults but in tests.
+    init(name: String?, maximumToplevels: Int = defaultMaximumToplevels, maximumHeads: Int = defaultMaximumHeads)
+        throws(WaylandError)
+    {
+        self.maximumToplevels = maximumToplevels
+        self.maximumHeads = maximumHeads
         let shown = name ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? ""
         self.name = shown.isEmpty ? "wayland-0" : shown
         guard let display = wl_display_connect(name) else {
@@ -166,9 +173,9 @@ final class WaylandDisplay {
     }
 
     private func newToplevel(_ handle: OpaquePointer?) {
-        guard toplevels < Self.maximumToplevels else {
+        guard toplevels < maximumToplevels else {
             zwlr_foreign_toplevel_handle_v1_destroy(handle)
-            noteOverflow("more than \(Self.maximumToplevels) windows")
+            noteOverflow("more than \(maximumToplevels) windows")
             return
         }
         toplevels += 1
@@ -176,9 +183,9 @@ final class WaylandDisplay {
     }
 
     private func newHead(_ head: OpaquePointer?) {
-        guard heads < Self.maximumHeads else {
+        guard heads < maximumHeads else {
             zwlr_output_head_v1_destroy(head)
-            noteOverflow("more than \(Self.maximumHeads) outputs")
+            noteOverflow("more than \(maximumHeads) outputs")
             return
         }
         heads += 1
