@@ -15,7 +15,7 @@ struct ShellLink {
     enum State: Equatable {
         /// No connection; the driver connects when the last `.retry` delay is over.
         case disconnected
-        /// Hello sent as the shell; its reply is awaited before any window is sent.
+        /// Hello sent as the shell; its reply is awaited before any window or rotation is sent.
         case greeting
         /// The shell. `sent`: the window last sent on this connection; `sentRotation`:
         /// the rotation last sent on it.

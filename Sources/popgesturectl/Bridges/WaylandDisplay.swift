@@ -71,7 +71,11 @@ final class WaylandDisplay {
     private var registry: OpaquePointer?
     private var toplevelManager: OpaquePointer?
     private var outputManager: OpaquePointer?
-    private var globals: [(name: UInt32, interface: String, version: UInt32)] = []
+    /// The two globals the bridge binds, by interface, as the compositor offered them at
+    /// connect; nil after. Nothing else is kept: a compositor offers dozens, and more
+    /// later (an output plugged in).
+    private var globals: [String: (name: UInt32, version: UInt32)]? = [:]
+    static let wantedGlobals: Set<String> = ["zwlr_foreign_toplevel_manager_v1", "zwlr_output_manager_v1"]
     private var events: [WlrootsEvent] = []
     private var toplevels = 0
     private var heads = 0
@@ -98,7 +102,7 @@ final class WaylandDisplay {
         wl_registry_add_listener(registry, Listeners.registry, context)
         guard wl_display_roundtrip(display) >= 0 else { throw brokenError() }
 
-        guard let toplevels = globals.first(where: { $0.interface == "zwlr_foreign_toplevel_manager_v1" }) else {
+        guard let toplevels = globals?["zwlr_foreign_toplevel_manager_v1"] else {
             throw WaylandError(
                 kind: .noToplevelProtocol,
                 description: "the Wayland compositor at \(self.name) does not offer zwlr_foreign_toplevel_manager_v1 "
@@ -107,13 +111,13 @@ final class WaylandDisplay {
         toplevelManager = OpaquePointer(wl_registry_bind(
             registry, toplevels.name, popgesture_foreign_toplevel_manager_interface(), min(toplevels.version, Self.toplevelVersion)))
         zwlr_foreign_toplevel_manager_v1_add_listener(toplevelManager, Listeners.toplevelManager, context)
-        if let outputs = globals.first(where: { $0.interface == "zwlr_output_manager_v1" }) {
+        if let outputs = globals?["zwlr_output_manager_v1"] {
             outputManager = OpaquePointer(wl_registry_bind(
                 registry, outputs.name, popgesture_output_manager_interface(), min(outputs.version, Self.outputVersion)))
             zwlr_output_manager_v1_add_listener(outputManager, Listeners.outputManager, context)
             hasOutputManagement = true
         }
-        globals = []
+        globals = nil
         guard wl_display_roundtrip(display) >= 0 else { throw brokenError() }
     }
 
@@ -209,7 +213,11 @@ final class WaylandDisplay {
 
         nonisolated(unsafe) static let registry = pinned(wl_registry_listener(
             global: { data, _, name, interface, version in
-                WaylandDisplay.this(data).globals.append((name, WaylandDisplay.string(interface), version))
+                let this = WaylandDisplay.this(data)
+                let interface = WaylandDisplay.string(interface)
+                if WaylandDisplay.wantedGlobals.contains(interface), this.globals?[interface] == nil {
+                    this.globals?[interface] = (name, version)
+                }
             },
             global_remove: { _, _, _ in }))
 
