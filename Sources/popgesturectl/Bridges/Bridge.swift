@@ -26,7 +26,7 @@ struct Bridge: ParsableCommand {
 struct BridgeOptions: ParsableArguments {
     @OptionGroup var socketOptions: SocketOptions
 
-    @Flag(help: "Print a line on stderr at each focus change. Default: only errors and lost connections.")
+    @Flag(help: "Print a line on stderr at each focus (and rotation) change. Default: only errors and lost connections.")
     var verbose = false
 }
 
