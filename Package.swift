@@ -45,6 +45,12 @@ let package = Package(
         .systemLibrary(
             name: "CXcb", pkgConfig: "xcb",
             providers: [.apt(["libxcb1-dev"])]),
+        // The wlroots bridge's Wayland client (popgesturectl bridge wlroots): libwayland-client
+        // and the glue wayland-scanner made from the two wlroots protocols in protocols/, which
+        // Sources/CWayland/generate remakes (committed, so the build needs no wayland-scanner).
+        .target(
+            name: "CWayland", exclude: ["protocols", "generate"],
+            linkerSettings: [.linkedLibrary("wayland-client")]),
 
         // The thin layer over POSIX that the rest shares: Unix socket addresses, on swift-system's
         // FileDescriptor and Errno.
@@ -146,11 +152,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        // The command-line client: plain POSIX socket I/O, no engine; libxcb for the X11 bridge.
+        // The command-line client: plain POSIX socket I/O, no engine; libxcb for the X11 bridge,
+        // libwayland-client for the wlroots bridge.
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb",
+                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CWayland",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

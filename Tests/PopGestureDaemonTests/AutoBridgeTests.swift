@@ -47,15 +47,20 @@ import Testing
         Case(session: "KDE Plasma on Wayland",
              environment: ["XDG_CURRENT_DESKTOP": "KDE", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0"],
              choice: .none, reason: none("KDE Plasma")),
-        Case(session: "Phosh (Phosh:GNOME)",
+        Case(session: "Phosh (Phosh:GNOME): phoc is a wlroots compositor",
              environment: ["XDG_CURRENT_DESKTOP": "Phosh:GNOME", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0"],
-             choice: .none, reason: none("Phosh")),
+             choice: .wlroots(display: "wayland-0"), reason: "Phosh on Wayland: running bridge wlroots"),
         Case(session: "another Wayland compositor, by its name",
              environment: ["XDG_CURRENT_DESKTOP": "Hyprland", "WAYLAND_DISPLAY": "wayland-1"],
-             choice: .none, reason: none("Hyprland")),
+             choice: .wlroots(display: "wayland-1"), reason: "Hyprland on Wayland: running bridge wlroots"),
         Case(session: "a Wayland compositor that names no desktop",
              environment: ["WAYLAND_DISPLAY": "wayland-1", "DISPLAY": ":0"],
-             choice: .none, reason: none("this Wayland compositor")),
+             choice: .wlroots(display: "wayland-1"), reason: "a Wayland compositor that names no desktop: running bridge wlroots"),
+        Case(session: "a Wayland session whose WAYLAND_DISPLAY never reached systemd",
+             environment: ["XDG_CURRENT_DESKTOP": "labwc:wlroots", "XDG_SESSION_TYPE": "wayland"],
+             choice: .none,
+             reason: "a Wayland session without WAYLAND_DISPLAY: the session has not given it to systemd "
+                 + "(systemctl --user import-environment WAYLAND_DISPLAY); see docs/BRIDGES.md"),
         Case(session: "sway's session whose SWAYSOCK never reached systemd",
              environment: ["XDG_CURRENT_DESKTOP": "sway", "WAYLAND_DISPLAY": "wayland-1"],
              choice: .none,
@@ -98,7 +103,7 @@ import Testing
             XDG_CURRENT_DESKTOP="Evil\u{1b}[2J", XDG_SESSION_TYPE=wayland, WAYLAND_DISPLAY unset, SWAYSOCK unset, DISPLAY=:0
             """#)
         #expect(Self.choose(["XDG_CURRENT_DESKTOP": "a\nb", "WAYLAND_DISPLAY": "w"]).reason
-                    == #"no focus bridge for "a\nb" yet: \#(Self.noBridge)"#)
+                    == #""a\nb" on Wayland: running bridge wlroots"#)
     }
 
     /// Every variable the choice reads, empty: the developer's own session must not leak in.

@@ -123,4 +123,46 @@ import PopGestureProtocol
         #expect(link.focused(odd) == [.verbose(#"focus: app "fire\u{1b}[2Jfox", pid 7 (popgestured not connected)"#)])
         #expect(FocusedWindow(app: "firefox", pid: nil).description == "app firefox, pid unknown")
     }
+
+    static let portrait = OutputRotation(degrees: 90, output: "DSI-1")!
+
+    @Test("the rotation goes after the window at hello, then at each change only; the same again is not sent")
+    func rotation() throws {
+        var link = ShellLink(name: "popgesturectl bridge test")
+        #expect(link.rotated(Self.portrait) == [.verbose("rotation: 90° on DSI-1 (popgestured not connected)")])
+        _ = link.focused(Self.one)
+        let hello = try Self.request(link.connected()[0])
+        let answered = link.received(Self.helloReply(hello.id))
+        #expect(try Self.sends(answered) == [.focusedWindow(app: "one", pid: 100), .rotation(degrees: 90, output: "DSI-1")])
+        #expect(link.state == .ready(sent: Self.one, sentRotation: Self.portrait))
+        #expect(try Self.sends(link.rotated(Self.portrait)).isEmpty)
+        let upsideDown = OutputRotation(degrees: 180, output: "DSI-1")!
+        #expect(try Self.sends(link.rotated(upsideDown)) == [.rotation(degrees: 180, output: "DSI-1")])
+        #expect(try Self.sends(link.focused(Self.two)) == [.focusedWindow(app: "two", pid: 200)], "a window change sends no rotation")
+    }
+
+    @Test("after a reconnect the new hello resends the window and the rotation; a refused rotation is logged, not resent")
+    func rotationAfterReconnect() throws {
+        var link = try Self.ready()
+        _ = link.focused(Self.two)
+        let sent = link.rotated(Self.portrait)
+        let id = try Self.request(sent.last!).id
+        let refused = MessageCodec.encode(
+            .error(ProtocolError(.invalidField, "rotation is not supported yet", request: "rotation", id: id)), id: id)
+        #expect(link.received(refused) == [.log("popgestured refused a request: invalid-field: rotation is not supported yet")])
+        #expect(try Self.sends(link.rotated(Self.portrait)).isEmpty, "the same rotation is not sent again")
+
+        _ = link.closed()
+        let hello = try Self.request(link.connected()[0])
+        #expect(try Self.sends(link.received(Self.helloReply(hello.id)))
+                    == [.focusedWindow(app: "two", pid: 200), .rotation(degrees: 90, output: "DSI-1")])
+    }
+
+    @Test("a bridge that never says a rotation sends none")
+    func noRotation() throws {
+        var link = ShellLink(name: "b")
+        _ = link.focused(Self.one)
+        let hello = try Self.request(link.connected()[0])
+        #expect(try Self.sends(link.received(Self.helloReply(hello.id))) == [.focusedWindow(app: "one", pid: 100)])
+    }
 }

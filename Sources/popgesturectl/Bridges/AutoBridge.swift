@@ -12,9 +12,11 @@ struct AutoBridge: ParsableCommand {
         discussion: """
             Reads the session from the environment: SWAYSOCK set is sway (bridge sway); \
             an X11 session (XDG_SESSION_TYPE=x11, or DISPLAY set without WAYLAND_DISPLAY) \
-            is bridge x11. GNOME, KDE Plasma and Phosh on Wayland, and other Wayland \
-            compositors, have no bridge yet: it says so, naming what it saw, and exits \
-            with 3. The user unit popgesturectl-bridge.service runs it in every \
+            is bridge x11; Phosh, and any other Wayland compositor but GNOME's and KDE's, \
+            is bridge wlroots when the compositor offers wlr-foreign-toplevel-management. \
+            GNOME and KDE Plasma on Wayland, and a compositor without that protocol, have \
+            no bridge yet: it says so, naming what it saw, and exits with 3. The user unit \
+            popgesturectl-bridge.service runs it in every \
             graphical session. An empty variable counts as unset. See docs/BRIDGES.md.
             """)
 
@@ -33,6 +35,18 @@ struct AutoBridge: ParsableCommand {
         case .x11(let display):
             standardError("\(Self.name): \(message)")
             try X11Bridge.run(display: display, options: options)
+        case .wlroots(let display):
+            standardError("\(Self.name): \(message)")
+            let source: WlrootsSource
+            do {
+                source = try WlrootsSource(display: display)
+            } catch where error.kind == .noToplevelProtocol {
+                throw CtlFailure("bridge auto: \(error); apps report their own focus; see docs/BRIDGES.md "
+                    + "(the session: \(session))", exitCode: .noBridge)
+            } catch {
+                throw CtlFailure("\(WlrootsBridge.name): \(error)", exitCode: .cannotConnect)
+            }
+            try WlrootsBridge.run(source, options: options)
         case .none:
             throw CtlFailure("bridge auto: \(message)", exitCode: .noBridge)
         }
@@ -81,6 +95,9 @@ struct SessionEnvironment: Equatable, CustomStringConvertible {
 enum BridgeChoice: Equatable {
     case sway(socket: String)
     case x11(display: String)
+    /// A wlroots compositor's Wayland protocols, on this display; when the compositor
+    /// turns out not to offer them, none (exit 3).
+    case wlroots(display: String)
     /// No bridge fits: nothing to do.
     case none
 }
@@ -93,10 +110,10 @@ struct AutoBridgeDecision: Equatable {
 
 extension AutoBridge {
     /// Desktops with a compositor of their own and no bridge yet (issue 20), by the name
-    /// they give in `XDG_CURRENT_DESKTOP`, and the name a message shows. Phosh comes
-    /// first: its sessions say `Phosh:GNOME`.
+    /// they give in `XDG_CURRENT_DESKTOP`, and the name a message shows. Neither offers
+    /// wlr-foreign-toplevel-management.
     static let desktopsWithoutBridge: [(name: String, shown: String)] = [
-        ("Phosh", "Phosh"), ("GNOME", "GNOME"), ("KDE", "KDE Plasma"),
+        ("GNOME", "GNOME"), ("KDE", "KDE Plasma"),
     ]
 
     /// The bridge for `session`, from its environment alone:
@@ -104,9 +121,15 @@ extension AutoBridge {
     /// 2. An X11 session (`XDG_SESSION_TYPE=x11`, or `DISPLAY` set and neither
     ///    `WAYLAND_DISPLAY` nor `XDG_SESSION_TYPE=wayland`): the X11 bridge, which follows
     ///    any EWMH window manager (GNOME's and KDE's on Xorg too). Without `DISPLAY`, none.
-    /// 3. A Wayland session: none yet, naming the desktop (GNOME, KDE Plasma, Phosh,
-    ///    or what `XDG_CURRENT_DESKTOP` says): only sway's has a bridge. Under Wayland the
-    ///    X11 bridge would see Xwayland's windows only.
+    /// 3. A Wayland session (under it the X11 bridge would see Xwayland's windows only):
+    ///    - Phosh (`Phosh:GNOME`: before GNOME), or any desktop but GNOME, KDE Plasma and
+    ///      sway: the wlroots bridge on `WAYLAND_DISPLAY`, which phoc, labwc, Wayfire and
+    ///      Hyprland serve; when the compositor turns out not to offer
+    ///      wlr-foreign-toplevel-management, none (`run` says so, exit 3);
+    ///    - GNOME or KDE Plasma: none yet, naming it;
+    ///    - sway without `SWAYSOCK`: none, naming the variable (its IPC bridge has pids,
+    ///      the wlroots bridge would not);
+    ///    - no `WAYLAND_DISPLAY`: none, naming it.
     /// 4. Nothing graphical: none.
     static func choose(_ session: SessionEnvironment) -> AutoBridgeDecision {
         let seeBridges = "see docs/BRIDGES.md"
@@ -132,14 +155,28 @@ extension AutoBridge {
                     + "run it in the session, or start popgesturectl-bridge.service from it; \(seeBridges)")
         }
         let desktops = session.desktops
-        let known = desktopsWithoutBridge.first { known in desktops.contains { $0.equalsIgnoringCase(known.name) } }
-        if known == nil, desktops.contains(where: { $0.equalsIgnoringCase("sway") }) {
+        let isPhosh = desktops.contains { $0.equalsIgnoringCase("Phosh") }
+        let known = isPhosh ? nil : desktopsWithoutBridge.first { known in desktops.contains { $0.equalsIgnoringCase(known.name) } }
+        if known == nil, !isPhosh, desktops.contains(where: { $0.equalsIgnoringCase("sway") }) {
             return AutoBridgeDecision(
                 choice: .none,
                 reason: "sway's session without SWAYSOCK: sway has not given it to systemd "
                     + "(systemctl --user import-environment SWAYSOCK); \(seeBridges)")
         }
-        let desktop = known?.shown ?? desktops.first.map { quotedIfNeeded($0) } ?? "this Wayland compositor"
+        if known == nil {
+            let desktop = isPhosh ? "Phosh" : desktops.first.map { quotedIfNeeded($0) }
+            guard let display = session["WAYLAND_DISPLAY"] else {
+                return AutoBridgeDecision(
+                    choice: .none,
+                    reason: "a Wayland session without WAYLAND_DISPLAY: the session has not given it to systemd "
+                        + "(systemctl --user import-environment WAYLAND_DISPLAY); \(seeBridges)")
+            }
+            return AutoBridgeDecision(
+                choice: .wlroots(display: display),
+                reason: (desktop.map { "\($0) on Wayland" } ?? "a Wayland compositor that names no desktop")
+                    + ": running bridge wlroots")
+        }
+        let desktop = known?.shown ?? "this Wayland compositor"
         return AutoBridgeDecision(
             choice: .none, reason: "no focus bridge for \(desktop) yet: apps report their own focus; \(seeBridges)")
     }

@@ -12,19 +12,21 @@ struct Bridge: ParsableCommand {
             focused-window (the window's app id and pid) at every focus change, so that \
             only the focused app's navigators get backs. When popgestured restarts, the \
             bridge connects again (after 0.5 s, doubling up to 5 s) and sends the focused \
-            window at once. It ends with 0 when the window system does, or on Ctrl-C. \
+            window at once. bridge wlroots also sends the rotation of the screen that \
+            touch maps to, at start and at each change. It ends with 0 when the window \
+            system does, or on Ctrl-C. \
             Only root, the daemon's user and a seat's active user may be the shell, and \
             only one at a time. `bridge auto` runs the one that fits the session, or \
             exits with 3 when none does. See docs/BRIDGES.md.
             """,
-        subcommands: [AutoBridge.self, SwayBridge.self, X11Bridge.self])
+        subcommands: [AutoBridge.self, SwayBridge.self, WlrootsBridge.self, X11Bridge.self])
 }
 
 /// The options every bridge takes.
 struct BridgeOptions: ParsableArguments {
     @OptionGroup var socketOptions: SocketOptions
 
-    @Flag(help: "Print a line on stderr at each focus change. Default: only errors and lost connections.")
+    @Flag(help: "Print a line on stderr at each focus (and rotation) change. Default: only errors and lost connections.")
     var verbose = false
 }
 
@@ -54,6 +56,27 @@ struct FocusedWindow: Equatable, CustomStringConvertible {
     }
 }
 
+/// How the screen that touch maps to is turned, as a bridge tells the daemon (`rotation`):
+/// `degrees` clockwise, 0, 90, 180 or 270, as the daemon's `rotation` setting counts
+/// them; `output` is the compositor's name for the screen, nil when unknown.
+struct OutputRotation: Equatable, CustomStringConvertible {
+    var degrees: Int64
+    var output: String?
+
+    /// Keeps only what the protocol takes: a name of at most 256 bytes
+    /// (`ProtocolLimits.maximumIdentifierBytes`), else unknown; `degrees` is one of the four.
+    init?(degrees: Int64, output: String?) {
+        guard [0, 90, 180, 270].contains(degrees) else { return nil }
+        self.degrees = degrees
+        self.output = output.flatMap { (1...ProtocolLimits.maximumIdentifierBytes).contains($0.utf8.count) ? $0 : nil }
+    }
+
+    /// `90° on DSI-1`; a name with odd characters is quoted.
+    var description: String {
+        "\(degrees)° on " + (output.map { quotedIfNeeded($0, limit: ProtocolLimits.maximumIdentifierBytes) } ?? "an unnamed output")
+    }
+}
+
 /// A window system that a bridge watches: a descriptor for `poll`, read when readable.
 protocol FocusSource {
     /// Readable when the window system has something to say.
@@ -76,6 +99,10 @@ extension FocusSource {
 enum FocusSourceEvent: Equatable {
     /// This window has focus now (`.none`: no window has).
     case focused(FocusedWindow)
+    /// The screen that touch maps to is turned so (only bridge wlroots says).
+    case rotated(OutputRotation)
+    /// A line for stderr, always: something odd the window system said, logged once.
+    case log(String)
     /// The window system went away, as it does at logout: the bridge ends with 0,
     /// printing this on stderr.
     case ended(String)

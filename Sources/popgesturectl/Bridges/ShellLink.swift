@@ -2,10 +2,11 @@ import PopGestureProtocol
 
 /// A bridge's side of its connection to popgestured, as a state machine without I/O
 /// or clock (`BridgeLoop` does both): say hello as the shell, then send the focused
-/// window whenever it changes; when the daemon goes away, connect again after a
-/// backoff and send the current window right after the new hello. The daemon answers
-/// each request at once; an error reply (to a `focused-window` or anything else) is
-/// logged, and nothing is sent again for it.
+/// window, and the screen's rotation when the bridge knows it, whenever either changes;
+/// when the daemon goes away, connect again after a backoff and send the current window
+/// and rotation right after the new hello. The daemon answers each request at once; an
+/// error reply (to a `focused-window`, a `rotation` or anything else) is logged, and
+/// nothing is sent again for it.
 ///
 ///     disconnected ──connected──▶ greeting ──hello reply──▶ ready
 ///          ▲                          │                       │
@@ -14,10 +15,11 @@ struct ShellLink {
     enum State: Equatable {
         /// No connection; the driver connects when the last `.retry` delay is over.
         case disconnected
-        /// Hello sent as the shell; its reply is awaited before any window is sent.
+        /// Hello sent as the shell; its reply is awaited before any window or rotation is sent.
         case greeting
-        /// The shell. `sent`: the window last sent on this connection.
-        case ready(sent: FocusedWindow?)
+        /// The shell. `sent`: the window last sent on this connection; `sentRotation`:
+        /// the rotation last sent on it.
+        case ready(sent: FocusedWindow?, sentRotation: OutputRotation? = nil)
     }
 
     /// What the driver does, in order.
@@ -46,6 +48,9 @@ struct ShellLink {
     private(set) var state = State.disconnected
     /// The window with focus, once the source has said; nil before.
     private(set) var window: FocusedWindow?
+    /// The screen's rotation, once the source has said; nil before (and always, for a
+    /// bridge whose window system does not say).
+    private(set) var rotation: OutputRotation?
     /// How long the next `.retry` waits.
     private(set) var retryDelay = initialRetryDelay
     private var nextID: Int64 = 1
@@ -84,12 +89,12 @@ struct ShellLink {
         let answersHello = id == helloID.map(RequestID.integer) || (id == nil && state == .greeting)
         switch reply {
         case .hello where answersHello && state == .greeting:
-            state = .ready(sent: nil)
+            state = .ready(sent: nil, sentRotation: nil)
             retryDelay = Self.initialRetryDelay
             // After a logged problem, the journal says that it is over.
             let note = "connected to popgestured as the shell"
             defer { outage = nil }
-            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow()
+            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow() + sendRotation()
         case .error(let error) where answersHello && state == .greeting:
             if error.code == .shellTaken {
                 state = .disconnected
@@ -111,11 +116,26 @@ struct ShellLink {
         return [.verbose("focus: \(window)" + (connected ? "" : " (popgestured not connected)"))] + sendWindow()
     }
 
+    /// The source says the screen that touch maps to is turned so now.
+    mutating func rotated(_ rotation: OutputRotation) -> [Action] {
+        guard rotation != self.rotation else { return [] }
+        self.rotation = rotation
+        let connected: Bool = if case .ready = state { true } else { false }
+        return [.verbose("rotation: \(rotation)" + (connected ? "" : " (popgestured not connected)"))] + sendRotation()
+    }
+
     /// `focused-window` with the current window, when ready and it is not what was sent last.
     private mutating func sendWindow() -> [Action] {
-        guard case .ready(let sent) = state, let window, window != sent else { return [] }
-        state = .ready(sent: window)
+        guard case .ready(let sent, let sentRotation) = state, let window, window != sent else { return [] }
+        state = .ready(sent: window, sentRotation: sentRotation)
         return [.send(encode(.focusedWindow(app: window.app, pid: window.pid), id: takeID()))]
+    }
+
+    /// `rotation` with the current rotation, when ready and it is not what was sent last.
+    private mutating func sendRotation() -> [Action] {
+        guard case .ready(let sent, let sentRotation) = state, let rotation, rotation != sentRotation else { return [] }
+        state = .ready(sent: sent, sentRotation: rotation)
+        return [.send(encode(.rotation(degrees: rotation.degrees, output: rotation.output), id: takeID()))]
     }
 
     /// A problem logged the first time it happens in a row, so a long outage is one line.

@@ -108,6 +108,7 @@ for path in /usr/bin/popgestured /usr/bin/popgesturectl /usr/lib/udev/popgesture
 done
 for path in /usr/lib/systemd/system/popgestured.service /usr/lib/systemd/system/popgestured.socket \
     /usr/lib/systemd/user/popgesturectl-sway-bridge.service /usr/lib/systemd/user/popgesturectl-x11-bridge.service \
+    /usr/lib/systemd/user/popgesturectl-wlroots-bridge.service \
     /usr/lib/sysusers.d/popgestured.conf /usr/lib/modules-load.d/popgestured.conf \
     /usr/lib/udev/rules.d/70-popgestured-uinput.rules /usr/lib/udev/rules.d/71-popgestured-touch-clone.rules \
     /usr/lib/udev/rules.d/72-popgestured-touch-access.rules /usr/lib/udev/rules.d/99-popgestured-start.rules \
@@ -147,7 +148,7 @@ fi
 verify=$(systemd-analyze verify popgestured.socket popgestured.service popgestured-touch.target 2>&1 || true)
 [ -z "$verify" ] || { echo "$verify" >&2; fail "systemd-analyze verify complained about the installed units"; }
 mkdir -m 700 "$RUNDIR/user-runtime"
-for unit in popgesturectl-sway-bridge.service popgesturectl-x11-bridge.service; do
+for unit in popgesturectl-sway-bridge.service popgesturectl-x11-bridge.service popgesturectl-wlroots-bridge.service; do
     verify=$(XDG_RUNTIME_DIR="$RUNDIR/user-runtime" systemd-analyze --user verify "/usr/lib/systemd/user/$unit" 2>&1 || true)
     [ -z "$verify" ] || { echo "$verify" >&2; fail "systemd-analyze --user verify complained about $unit"; }
 done
