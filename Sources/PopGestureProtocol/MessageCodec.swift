@@ -106,6 +106,13 @@ public enum MessageCodec {
                 })
             }
             object["rejectedCount"] = status.rejectedCount.map(JSONValue.integer)
+            object["screen"] = status.screen.map { screen in
+                .object([
+                    "rotation": screen.rotation.map(JSONValue.integer), "rotationSource": .string(screen.rotationSource),
+                    "output": screen.output.map(JSONValue.string), "sensor": screen.sensor.map(JSONValue.string),
+                    "direction": .string(screen.direction), "directionSource": .string(screen.directionSource),
+                ])
+            }
         }
         object["id"] = id?.json
         return .object(object)
@@ -326,7 +333,13 @@ public enum MessageCodec {
                         reason: ServerEvent.RejectionReason(rawValue: try r.string("reason")), device: try r.integer("device"),
                         timeMicroseconds: try r.integer("time_us"))
                 },
-                rejectedCount: try f.optionalInteger("rejectedCount")))
+                rejectedCount: try f.optionalInteger("rejectedCount"),
+                screen: try f.optionalObject("screen").map { (o) throws(ProtocolError) in
+                    ServerReply.Status.Screen(
+                        rotation: try o.optionalInteger("rotation"), rotationSource: try o.string("rotationSource"),
+                        output: try o.optionalString("output"), sensor: try o.optionalString("sensor"),
+                        direction: try o.string("direction"), directionSource: try o.string("directionSource"))
+                }))
         }
     }
 

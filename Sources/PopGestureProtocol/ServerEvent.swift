@@ -109,6 +109,8 @@ public enum ServerEvent: Sendable, Hashable {
         public static let eventsDropped = Self(rawValue: "events-dropped")
         public static let deviceRemoved = Self(rawValue: "device-removed")
         public static let stackChanged = Self(rawValue: "stack-changed")
+        /// The screen turned under the finger (the shell or the sensor said so).
+        public static let rotated = Self(rawValue: "rotated")
     }
 
     /// Why a pan did not become a back gesture (`rejected`).
@@ -134,5 +136,7 @@ public enum ServerEvent: Sendable, Hashable {
         /// The arbiter's state after the client changed the stack under the finger; the
         /// wire says so as `pop-cancelled` `stack-changed`, never as a `rejected` event.
         public static let stackChanged = Self(rawValue: "stack-changed")
+        /// The screen turned under the finger (the shell or the sensor said so).
+        public static let rotated = Self(rawValue: "rotated")
     }
 }

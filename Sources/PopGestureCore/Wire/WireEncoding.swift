@@ -70,6 +70,7 @@ extension ServerEvent.CancelReason {
         case .eventsDropped: self = .eventsDropped
         case .deviceRemoved: self = .deviceRemoved
         case .stackChanged: self = .stackChanged
+        case .rotated: self = .rotated
         }
     }
 }
@@ -92,6 +93,7 @@ extension ServerEvent.RejectionReason {
         case .deviceRemoved: self = .deviceRemoved
         case .busy: self = .busy
         case .stackChanged: self = .stackChanged
+        case .rotated: self = .rotated
         }
     }
 }
