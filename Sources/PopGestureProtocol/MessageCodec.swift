@@ -209,6 +209,15 @@ public enum MessageCodec {
                 writer.integer(pid)
             }
             member("navigator", navigator)
+        case .screenChanged(let screen):
+            if let rotation = screen.rotation {
+                writer.key("rotation")
+                writer.integer(rotation)
+            }
+            member("rotationSource", screen.rotationSource)
+            member("output", screen.output)
+            member("direction", screen.direction)
+            member("directionSource", screen.directionSource)
         }
         if let time = event.timeMicroseconds {
             writer.key("time_us")
@@ -334,13 +343,16 @@ public enum MessageCodec {
                         timeMicroseconds: try r.integer("time_us"))
                 },
                 rejectedCount: try f.optionalInteger("rejectedCount"),
-                screen: try f.optionalObject("screen").map { (o) throws(ProtocolError) in
-                    ServerReply.Status.Screen(
-                        rotation: try o.optionalInteger("rotation"), rotationSource: try o.string("rotationSource"),
-                        output: try o.optionalString("output"), sensor: try o.optionalString("sensor"),
-                        direction: try o.string("direction"), directionSource: try o.string("directionSource"))
-                }))
+                screen: try f.optionalObject("screen").map(screen)))
         }
+    }
+
+    /// `status`'s `screen`, and `screen-changed`'s members.
+    private static func screen(_ o: Fields) throws(ProtocolError) -> ServerReply.Status.Screen {
+        ServerReply.Status.Screen(
+            rotation: try o.optionalInteger("rotation"), rotationSource: try o.string("rotationSource"),
+            output: try o.optionalString("output"), sensor: try o.optionalString("sensor"),
+            direction: try o.string("direction"), directionSource: try o.string("directionSource"))
     }
 
     private static func event(_ kind: ServerEvent.Kind, _ f: Fields) throws(ProtocolError) -> ServerEvent {
@@ -383,6 +395,8 @@ public enum MessageCodec {
             return .focusChanged(
                 source: try f.string("source"), app: try f.optionalString("app"), pid: try f.optionalInteger("pid"),
                 navigator: try f.optionalString("navigator"))
+        case .screenChanged:
+            return .screenChanged(try screen(f))
         case .backInput:
             return .backInput(
                 app: try f.optionalString("app"), input: try f.string("input"),

@@ -301,12 +301,11 @@ public struct EngineHost {
     }
 
     private var screen: ServerReply.Status.Screen {
-        let engine = feed.engine
-        let rotation = engine.rotationInForce, direction = engine.directionInForce
-        return ServerReply.Status.Screen(
-            rotation: rotation.rotation.map { Int64($0.rawValue) }, rotationSource: rotation.source.rawValue,
-            output: rotation.source == .shell ? engine.session.shellOutput : nil, sensor: sensorState,
-            direction: direction.direction.rawValue, directionSource: direction.source.rawValue)
+        guard case .screenChanged(var screen) = ServerEvent(.screenChanged(feed.engine.screenSummary)) else {
+            preconditionFailure("a screen summary encodes as screen-changed")
+        }
+        screen.sensor = sensorState
+        return screen
     }
 
     /// `, removed 3 navigators: a, b, c…` with at most ``loggedNavigatorIDs`` ids, each

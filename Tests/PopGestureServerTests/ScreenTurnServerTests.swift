@@ -8,8 +8,11 @@ import Testing
 /// `status` shows, who may send them, and what is left when the shell goes.
 @Suite("the screen's rotation and direction over a real socket", .serialized)
 struct ScreenTurnServerTests {
+    /// `status`'s `screen`; events before the reply (a subscriber's) are skipped.
     static func screen(_ client: TestClient) throws -> [String: Any] {
-        try #require(try client.request(#"{"type":"status"}"#)["screen"] as? [String: Any])
+        var reply = try client.request(#"{"type":"status"}"#)
+        for _ in 0..<8 where reply["type"] as? String != "status" { reply = try client.readObject() }
+        return try #require(reply["screen"] as? [String: Any])
     }
 
     static func shell(_ running: RunningServer) throws -> TestClient {
@@ -37,8 +40,15 @@ struct ScreenTurnServerTests {
             #expect(before["directionSource"] as? String == "configuration")
             #expect(before["sensor"] == nil, "no sensor is followed here")
 
+            #expect(try observer.request(#"{"type":"subscribe"}"#)["type"] as? String == "ok")
             let shell = try Self.shell(running)
             #expect(try shell.request(#"{"type":"rotation","rotation":90,"output":"DSI-1","id":1}"#)["type"] as? String == "ok")
+            // The shell's hello changed the focus first.
+            var changed = try observer.readObject()
+            if changed["type"] as? String == "focus-changed" { changed = try observer.readObject() }
+            #expect(changed["type"] as? String == "screen-changed")
+            #expect(changed["rotation"] as? Int == 90)
+            #expect(changed["rotationSource"] as? String == "shell")
             #expect(try shell.request(#"{"type":"text-direction","direction":"rtl"}"#)["type"] as? String == "ok")
             let after = try Self.screen(observer)
             #expect(after["rotation"] as? Int == 90)

@@ -370,6 +370,15 @@ public struct GestureEngine: Sendable {
         return (source == .configuration ? configured : rotation, source)
     }
 
+    /// The rotation and direction in force, as observers are told.
+    public var screenSummary: ScreenSummary {
+        let rotation = rotationInForce, direction = directionInForce
+        return ScreenSummary(
+            rotation: rotation.rotation, rotationSource: rotation.source,
+            output: rotation.source == .shell ? session.shellOutput : nil, direction: direction.direction,
+            directionSource: direction.source)
+    }
+
     /// The layout of navigators that choose none, and where it comes from.
     public var directionInForce: (direction: LayoutDirection, source: DirectionSource) {
         session.direction(configured: configuredLayout)
@@ -380,6 +389,7 @@ public struct GestureEngine: Sendable {
         change(&session)
         let now = rotationInForce
         guard now != before else { return }
+        outbox.append(.screenChanged(screenSummary))
         let output = now.source == .shell ? session.shellOutput.map { ", output \($0.prefix(Self.loggedNameCharacters))" } ?? "" : ""
         logChange(&rotationLog, at: time,
                   "rotation \(now.rotation.map { "\($0.rawValue)°" } ?? "none") from the \(now.source.rawValue)\(output), was \(before.rotation.map { "\($0.rawValue)°" } ?? "none") from the \(before.source.rawValue)")
@@ -402,6 +412,7 @@ public struct GestureEngine: Sendable {
         let now = directionInForce
         navigation.defaultLayout = now.direction
         guard now != before else { return }
+        outbox.append(.screenChanged(screenSummary))
         logChange(&directionLog, at: time,
                   "text direction \(now.direction.rawValue) from the \(now.source.rawValue), was \(before.direction.rawValue) from the \(before.source.rawValue)")
     }

@@ -90,6 +90,28 @@ public struct SessionOrientation: Sendable, Hashable {
     }
 }
 
+/// The rotation and text direction in force, and who says each, as observers are told.
+public struct ScreenSummary: Sendable, Hashable {
+    /// Nil when it comes from the configuration and no touchscreen is present.
+    public var rotation: Rotation?
+    public var rotationSource: RotationSource
+    /// The output the shell named, while its rotation is in force.
+    public var output: String?
+    public var direction: LayoutDirection
+    public var directionSource: DirectionSource
+
+    public init(
+        rotation: Rotation?, rotationSource: RotationSource, output: String?, direction: LayoutDirection,
+        directionSource: DirectionSource
+    ) {
+        self.rotation = rotation
+        self.rotationSource = rotationSource
+        self.output = output
+        self.direction = direction
+        self.directionSource = directionSource
+    }
+}
+
 /// Logs changes of the rotation or text direction at info, but not a flood of them: a
 /// sensor on a tablet held near 45°, or a shell gone wrong, may flip many times a second.
 ///
