@@ -226,7 +226,7 @@ struct ServerStateTests {
         let client = h.connect(greeted: false)
         #expect(h.reply("{", from: client).map(json)?["code"] as? String == "malformed-json")
         #expect(h.reply(#"{"type":"jump","id":9}"#, from: client)
-            == #"{"type":"error","code":"unknown-type","message":"\"type\" \"jump\" is not a request; known: hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack, status, focus, focused-window","request":"jump","id":9}"#)
+            == #"{"type":"error","code":"unknown-type","message":"\"type\" \"jump\" is not a request; known: hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack, status, focus, focused-window, rotation, text-direction","request":"jump","id":9}"#)
         #expect(h.send("  \r", from: client).isEmpty)
     }
 
@@ -448,7 +448,9 @@ struct ServerStateTests {
             "navigators":[{"navigator":"main","owner":1,"pages":2,"front":true}],"navigatorCount":1,\
             "clients":[{"client":1,"name":"files","pid":4242,"uid":1000,"gid":100,"observer":false},\
             {"client":2,"observer":true}],"clientCount":2,"focus":{"source":"clients"},\
-            "rejected":[],"rejectedCount":0,"id":"s"}
+            "rejected":[],"rejectedCount":0,\
+            "screen":{"rotation":0,"rotationSource":"configuration","direction":"ltr","directionSource":"configuration"},\
+            "id":"s"}
             """)
     }
 
