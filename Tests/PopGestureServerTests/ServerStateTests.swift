@@ -755,8 +755,13 @@ struct ServerStateTests {
         let quotedID = JSONValue.quoted(Self.worstID)
         for n in 0..<128 {
             let client = h.connect(greeted: false)
-            _ = h.send(#"{"type":"hello","version":1,"name":\#(quotedID)}"#, from: client)
+            let role = n == 0 ? #","role":"shell""# : ""
+            _ = h.send(#"{"type":"hello","version":1,"name":\#(quotedID)\#(role)}"#, from: client)
             _ = h.send(#"{"type":"subscribe"}"#, from: client)
+            // The shell's rotation names an output of the worst kind too (status's `screen`).
+            if n == 0 {
+                #expect(h.reply(#"{"type":"rotation","rotation":90,"output":\#(quotedID)}"#, from: client)?.contains("ok") == true)
+            }
             for k in 0..<(n < 8 ? 16 : 0) {
                 // Distinct ids of the worst kind: the counter in front, padded to 256 bytes.
                 let id = JSONValue.quoted(String("\(n)-\(k)-\(Self.worstID)".utf8.prefix(256))!)
