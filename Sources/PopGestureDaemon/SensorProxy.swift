@@ -99,6 +99,8 @@ public final class SensorProxy {
     /// orientation changes to give the engine (orientation, and what `status` shows).
     public func process() -> [(SensorOrientation?, String)] {
         guard !lost else { return [] }
+        // sd_bus_process returns > 0 while it may have more to do: past the budget,
+        // the next round polls with no wait (perhaps once for nothing).
         hasPendingWork = false
         for _ in 0..<Self.messagesPerRound {
             let result = sd_bus_process(bus, nil)
@@ -108,10 +110,9 @@ public final class SensorProxy {
                 handle(.busLost)
                 break
             }
-            if result == 0 { break }
-            hasPendingWork = true
+            hasPendingWork = result > 0
+            if !hasPendingWork { break }
         }
-        if hasPendingWork { hasPendingWork = sd_bus_process(bus, nil) > 0 }
         defer { reports.removeAll() }
         return reports
     }

@@ -13,7 +13,7 @@ struct Monitor: ParsableCommand {
                 0.150s  back           main  detail → root
                         bar            main  root  shown
                 2.020s  rejected       too-steep  device 0
-                        screen-changed rotation 90° from the shell (DSI-1), text direction ltr from the configuration
+                        screen-changed  rotation 90° from the shell (DSI-1), text direction ltr from the configuration
 
             Ends with 0 on Ctrl-C, or when the daemon stops (with a message on stderr).
             """)
