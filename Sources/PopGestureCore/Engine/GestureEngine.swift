@@ -401,7 +401,8 @@ public struct GestureEngine: Sendable {
             let cancelled = devices[index]!.pans.turn(to: transform, at: time)
             devices[index]!.surface.widthMillimetres = transform.screenSize.width
             if let cancelled {
-                apply(arbiter.handle(cancelled, from: id, surface: device.surface, navigation: navigation), device: id, time: time)
+                let surface = devices[index]!.surface
+                apply(arbiter.handle(cancelled, from: id, surface: surface, navigation: navigation), device: id, time: time)
             }
         }
     }
