@@ -39,6 +39,8 @@ public final class SensorProxy {
     /// The bus has messages queued that the last round did not process.
     public private(set) var hasPendingWork = false
     private var lost = false
+    /// Some reply or signal came: the bus took the connection.
+    private var answered = false
     private let logger: Logger
     private var stateLog = ChangeLogLimit()
 
@@ -105,7 +107,10 @@ public final class SensorProxy {
         for _ in 0..<Self.messagesPerRound {
             let result = sd_bus_process(bus, nil)
             if result < 0 {
-                logger.warning("the system bus connection is lost (\(String(cString: strerror(-result)))); the sensor is no longer followed")
+                // A bus that drops a connection before answering anything refused it: dbus-daemon
+                // does so to a uid it cannot resolve, as a DynamicUser= one without nss-systemd.
+                let why = answered ? "" : Self.refusedHint
+                logger.warning("the system bus connection is lost (\(String(cString: strerror(-result))))\(why); the sensor is no longer followed")
                 lost = true
                 handle(.busLost)
                 break
@@ -117,9 +122,20 @@ public final class SensorProxy {
         return reports
     }
 
+    static let refusedHint = " before the bus answered anything: it refused this process, as dbus-daemon does a uid it"
+        + " cannot resolve (the service's DynamicUser= uid, where nss-systemd is not installed: libnss-systemd)"
+
     // MARK: - The follower's actions
 
     private func handle(_ input: SensorFollower.Input) {
+        switch input {
+        // sd-bus answers pending calls with NoReply itself when the connection goes.
+        case .started, .busLost, .propertiesRead(_, "org.freedesktop.DBus.Error.NoReply"?, _),
+             .claimed("org.freedesktop.DBus.Error.NoReply"?, _):
+            break
+        default:
+            answered = true
+        }
         for action in follower.handle(input) {
             switch action {
             case .readProperties(let generation):
@@ -179,6 +195,7 @@ public final class SensorProxy {
         guard let message, let userdata else { return 0 }
         let call = Unmanaged<Call>.fromOpaque(userdata).takeRetainedValue()
         let error = errorName(message)
+        if let error { call.proxy.logger.debug("iio-sensor-proxy: GetAll failed: \(error)") }
         let properties = error == nil ? readProperties(message) : SensorFollower.Properties()
         call.proxy.handle(.propertiesRead(properties, error: error, generation: call.generation))
         return 0

@@ -9,17 +9,33 @@ struct SensorProxyDaemonTests {
     static let fake = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Fixtures/iio/fake-sensor-proxy.py").standardized.path
 
-    /// A `dbus-daemon` of the test's own, on a socket in `directory`.
+    /// A `dbus-daemon` of the test's own, on a socket in `directory`: the session bus's
+    /// configuration, or, with `refusingEveryone`, one whose policy lets no user connect
+    /// (as the system bus treats a uid it cannot resolve).
     final class Bus {
         let process = Process()
         let address: String
 
-        init(in directory: URL) throws {
+        init(in directory: URL, refusingEveryone: Bool = false) throws {
             let daemon = try PopGestureCtlDaemonTests.tool("dbus-daemon", package: "dbus-daemon")
             let socket = directory.appendingPathComponent("bus").path
             address = "unix:path=\(socket)"
             process.executableURL = URL(fileURLWithPath: daemon)
-            process.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
+            if refusingEveryone {
+                let configuration = directory.appendingPathComponent("refusing.conf")
+                try Data("""
+                    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                    <busconfig>
+                      <listen>\(address)</listen>
+                      <auth>EXTERNAL</auth>
+                      <policy context="default"><deny user="*"/></policy>
+                    </busconfig>
+                    """.utf8).write(to: configuration)
+                process.arguments = ["--config-file=\(configuration.path)", "--nofork", "--nopidfile"]
+            } else {
+                process.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
+            }
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             try process.run()
@@ -123,6 +139,18 @@ struct SensorProxyDaemonTests {
         proxy = try Proxy("bottom-up", bus: bus, in: directory)
         #expect(Self.until(daemon, rotation: 180, from: "sensor", sensor: "bottom-up"), "claimed again: \(daemon.log)")
         daemon.stop()
+    }
+
+    @Test("a system bus that refuses the daemon's user: unavailable, and the log says the bus refused it",
+          .timeLimit(.minutes(1)))
+    func busRefusesTheUser() throws {
+        let directory = try PopGestureCtlCommandTests.temporaryDirectory()
+        let bus = try Bus(in: directory, refusingEveryone: true)
+        let daemon = try PopGestureCtlDaemonTests.Daemon(
+            ["run"], in: directory, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        #expect(PopGestureCtlDaemonTests.within(seconds: 15) { (try? Self.screen(daemon))?["sensor"] as? String == "unavailable" })
+        #expect(daemon.logContains("before the bus answered anything: it refused this process"), "\(daemon.log)")
+        #expect((try Self.screen(daemon))["rotationSource"] as? String == "configuration")
     }
 
     @Test("no system bus at all: the daemon runs, and status says the sensor is unavailable", .timeLimit(.minutes(1)))

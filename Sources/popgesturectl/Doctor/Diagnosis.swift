@@ -397,7 +397,9 @@ struct Diagnosis {
         case "unavailable"?:
             findings.append(.note(
                 "the system bus or iio-sensor-proxy cannot be used: the rotation comes from a focus bridge or the configuration",
-                fixes: ["the reason is in the daemon's log: journalctl -u popgestured | grep -i sensor"]))
+                ["the reason is in the daemon's log: journalctl -u popgestured | grep -iE 'sensor|system bus'",
+                 "dbus-daemon refuses a uid it cannot resolve, such as the service's DynamicUser= one where nss-systemd is not installed"],
+                fixes: ["if the log says the bus refused it: sudo apt install libnss-systemd, then sudo systemctl restart popgestured"]))
         case let orientation?:
             let used = screen.rotationSource == "sensor" ? "" : "; the focus bridge's rotation takes precedence"
             findings.append(.ok("iio-sensor-proxy says \(orientation)\(used)"))
