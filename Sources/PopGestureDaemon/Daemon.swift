@@ -82,12 +82,21 @@ public struct Daemon: Sendable {
             logger.info("seat changes are not watched (\(error)): clients are admitted at connect only")
             loginMonitor = nil
         }
+        // The screen turns with iio-sensor-proxy's accelerometer while no shell says a rotation.
+        let sensor: SensorProxy?
+        switch SensorProxy.make(logger: logger) {
+        case .success(let proxy): sensor = proxy
+        case .failure(let error):
+            logger.info("iio-sensor-proxy is not followed (\(error)): the rotation comes from the shell or the configuration")
+            sensor = nil
+            server.sensorChanged(nil, state: SensorFollower.Absence.unavailable.rawValue)
+        }
         let mainLoop: MainLoop
         do {
             mainLoop = try MainLoop(
                 configuration: configuration, sink: server,
                 signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, eventPipe: pipe,
-                loginMonitor: loginMonitor, logger: logger)
+                loginMonitor: loginMonitor, sensor: sensor, logger: logger)
         } catch {
             server.shutdown()
             throw error

@@ -25,6 +25,9 @@ public protocol InputSink: AnyObject {
     /// Who may connect may have changed (a seat's active session did): ask every
     /// connected client's admission again. Called before the round's clients are served.
     func admissionMayHaveChanged()
+    /// iio-sensor-proxy's orientation changed, or the sensor came or went (``SensorProxy``):
+    /// `orientation` nil when there is none, `state` what `status` shows of it.
+    func sensorChanged(_ orientation: SensorOrientation?, state: String)
     /// The sink's own descriptors (the listener, the clients), polled after the devices.
     func appendDescriptors(to set: inout [pollfd])
     /// What `poll` said about them; also called when `poll` timed out.
@@ -97,9 +100,11 @@ public final class MainLoop: Sendable {
     ///   - loginMonitor: logind's seats; each change is served before the clients of
     ///     its round (``InputSink/admissionMayHaveChanged()``) and reported as
     ///     ``Event/seatsChanged``. Nil: no seat changes are watched.
+    ///   - sensor: iio-sensor-proxy's accelerometer; its changes go to the sink with
+    ///     logind's, before the clients. Nil: no sensor is followed.
     public init(
         configuration: Configuration, sink: some InputSink, signals: [CInt] = [], watchdogInterval: Duration? = nil,
-        eventPipe pipe: EventPipe? = nil, loginMonitor: LoginMonitor? = nil, logger: Logger
+        eventPipe pipe: EventPipe? = nil, loginMonitor: LoginMonitor? = nil, sensor: SensorProxy? = nil, logger: Logger
     ) throws(InputError) {
         let monitor = try UdevInputMonitor()
         let mailbox = try LoopMailbox()
@@ -114,7 +119,8 @@ public final class MainLoop: Sendable {
         self.mailbox = mailbox
         self.loop = InputLoop(
             monitor: monitor, configuration: configuration, sink: sink, mailbox: mailbox,
-            signalFD: signalFD, timerFD: timerFD, eventPipe: pipe, loginMonitor: loginMonitor, logger: logger)
+            signalFD: signalFD, timerFD: timerFD, eventPipe: pipe, loginMonitor: loginMonitor, sensor: sensor,
+            logger: logger)
         loop.openPresentDevices()
     }
 
@@ -194,13 +200,16 @@ private final class InputLoop: @unchecked Sendable {
     private var readerWatch: CloneReaderWatch?
     private var readerWatchFailed = false
     private let loginMonitor: LoginMonitor?
+    private let sensor: SensorProxy?
 
     init(
         monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, mailbox: LoopMailbox,
-        signalFD: CInt?, timerFD: CInt?, eventPipe: EventPipe?, loginMonitor: LoginMonitor?, logger: Logger
+        signalFD: CInt?, timerFD: CInt?, eventPipe: EventPipe?, loginMonitor: LoginMonitor?, sensor: SensorProxy?,
+        logger: Logger
     ) {
         self.eventPipe = eventPipe
         self.loginMonitor = loginMonitor
+        self.sensor = sensor
         self.monitor = monitor
         self.mailbox = mailbox
         self.configuration = configuration
@@ -260,8 +269,9 @@ private final class InputLoop: @unchecked Sendable {
     /// The order of a round, touch first (docs/ARCHITECTURE.md, "One loop"):
     /// 1. the devices and the event pipe: every frame goes through the engine, and its
     ///    events are queued for the clients;
-    /// 2. udev's hotplug news, grab mode's deadlines, and logind's seat changes (the
-    ///    clients' admission asked again);
+    /// 2. udev's hotplug news, grab mode's deadlines, logind's seat changes (the
+    ///    clients' admission asked again), and iio-sensor-proxy's orientation (a turn
+    ///    cancels a pan in progress; at most ``SensorProxy/messagesPerRound`` messages);
     /// 3. the sink's clients, within the sink's budget per round (``SocketServer``): a
     ///    client can delay a finger by at most one round's budget, never more;
     /// 4. what the round produced is written (``InputSink/roundEnded()``);
@@ -275,6 +285,7 @@ private final class InputLoop: @unchecked Sendable {
         pollSet.append(pollfd(fd: grabTimer?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: loginMonitor?.fileDescriptor ?? -1, events: loginMonitor?.events ?? 0, revents: 0))
         pollSet.append(pollfd(fd: readerWatch?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
+        pollSet.append(pollfd(fd: sensor?.fileDescriptor ?? -1, events: sensor?.events ?? 0, revents: 0))  // [7]
         let firstDevice = pollSet.count
         for open in devices {
             pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
@@ -285,10 +296,11 @@ private final class InputLoop: @unchecked Sendable {
         let sinkStart = pollSet.count
         sink.appendDescriptors(to: &pollSet)
         // No timeout but the sink's: the watchdog, when armed, is the timerfd above.
-        let ready = poll(&pollSet, nfds_t(pollSet.count), sink.pollTimeout())
+        let ready = poll(&pollSet, nfds_t(pollSet.count), sensorTimeout(sink.pollTimeout()))
         guard ready > 0 else {
             if ready < 0 && errno != EINTR { return pollFailed(errno: errno) }
             if ready == 0 {
+                followSensor(readable: false)
                 sink.handle(pollSet[sinkStart...])
                 sink.roundEnded()
             }
@@ -314,6 +326,7 @@ private final class InputLoop: @unchecked Sendable {
             loginMonitor!.acknowledge()
             sink.admissionMayHaveChanged()
         }
+        followSensor(readable: pollSet[7].revents != 0)
         // Clients last, within their budget: no client can hold a frame back.
         sink.handle(pollSet[sinkStart...])
         sink.roundEnded()
@@ -331,6 +344,20 @@ private final class InputLoop: @unchecked Sendable {
             if Glibc.read(timerFD, &expirations, MemoryLayout<UInt64>.size) > 0 { events.append(.watchdog) }
         }
         return events
+    }
+
+    /// `timeout` (milliseconds, -1 for ever), shortened to the sensor's bus deadline.
+    private func sensorTimeout(_ timeout: CInt) -> CInt {
+        guard let deadline = sensor?.deadline(now: DeadlineTimer.now()) else { return timeout }
+        let milliseconds = CInt(clamping: max(0, (deadline - DeadlineTimer.now() + 999) / 1000))
+        return timeout < 0 ? milliseconds : min(timeout, milliseconds)
+    }
+
+    /// The sensor's bus, when it is readable or its deadline passed: its news to the sink.
+    private func followSensor(readable: Bool) {
+        guard let sensor else { return }
+        guard readable || sensor.deadline(now: DeadlineTimer.now()).map({ $0 <= DeadlineTimer.now() }) == true else { return }
+        for (orientation, state) in sensor.process() { sink.sensorChanged(orientation, state: state) }
     }
 
     /// A failed `poll` other than `EINTR`: logged, then waited out or given up on.

@@ -107,6 +107,13 @@ public enum MessageCodec {
                 })
             }
             object["rejectedCount"] = status.rejectedCount.map(JSONValue.integer)
+            object["screen"] = status.screen.map { screen in
+                .object([
+                    "rotation": screen.rotation.map(JSONValue.integer), "rotationSource": .string(screen.rotationSource),
+                    "output": screen.output.map(JSONValue.string), "sensor": screen.sensor.map(JSONValue.string),
+                    "direction": .string(screen.direction), "directionSource": .string(screen.directionSource),
+                ])
+            }
         }
         object["id"] = id?.json
         return .object(object)
@@ -203,6 +210,15 @@ public enum MessageCodec {
                 writer.integer(pid)
             }
             member("navigator", navigator)
+        case .screenChanged(let screen):
+            if let rotation = screen.rotation {
+                writer.key("rotation")
+                writer.integer(rotation)
+            }
+            member("rotationSource", screen.rotationSource)
+            member("output", screen.output)
+            member("direction", screen.direction)
+            member("directionSource", screen.directionSource)
         }
         if let time = event.timeMicroseconds {
             writer.key("time_us")
@@ -327,8 +343,17 @@ public enum MessageCodec {
                         reason: ServerEvent.RejectionReason(rawValue: try r.string("reason")), device: try r.integer("device"),
                         timeMicroseconds: try r.integer("time_us"))
                 },
-                rejectedCount: try f.optionalInteger("rejectedCount")))
+                rejectedCount: try f.optionalInteger("rejectedCount"),
+                screen: try f.optionalObject("screen").map(screen)))
         }
+    }
+
+    /// `status`'s `screen`, and `screen-changed`'s members.
+    private static func screen(_ o: Fields) throws(ProtocolError) -> ServerReply.Status.Screen {
+        ServerReply.Status.Screen(
+            rotation: try o.optionalInteger("rotation"), rotationSource: try o.string("rotationSource"),
+            output: try o.optionalString("output"), sensor: try o.optionalString("sensor"),
+            direction: try o.string("direction"), directionSource: try o.string("directionSource"))
     }
 
     private static func event(_ kind: ServerEvent.Kind, _ f: Fields) throws(ProtocolError) -> ServerEvent {
@@ -371,6 +396,8 @@ public enum MessageCodec {
             return .focusChanged(
                 source: try f.string("source"), app: try f.optionalString("app"), pid: try f.optionalInteger("pid"),
                 navigator: try f.optionalString("navigator"))
+        case .screenChanged:
+            return .screenChanged(try screen(f))
         case .backInput:
             return .backInput(
                 app: try f.optionalString("app"), input: try f.string("input"),

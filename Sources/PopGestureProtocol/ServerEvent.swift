@@ -29,6 +29,9 @@ public enum ServerEvent: Sendable, Hashable {
     /// Who has focus changed (`source`: `shell` or `clients`; the shell's window's `app`
     /// and `pid`), or which navigator a back would reach now (nil: the back input or none).
     case focusChanged(source: String, app: String?, pid: Int64?, navigator: String?)
+    /// The rotation of the touchscreens or the text direction in force changed, and who
+    /// says it: as `status`'s `screen` (without the sensor's state). Observers only.
+    case screenChanged(ServerReply.Status.Screen)
 
     /// The event types, as `"type"` names them.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -41,6 +44,7 @@ public enum ServerEvent: Sendable, Hashable {
         case inputCancelled = "input-cancelled"
         case backInput = "back-input"
         case focusChanged = "focus-changed"
+        case screenChanged = "screen-changed"
     }
 
     public var kind: Kind {
@@ -56,6 +60,7 @@ public enum ServerEvent: Sendable, Hashable {
         case .inputCancelled: .inputCancelled
         case .backInput: .backInput
         case .focusChanged: .focusChanged
+        case .screenChanged: .screenChanged
         }
     }
 
@@ -65,7 +70,7 @@ public enum ServerEvent: Sendable, Hashable {
         case .popBegan(let n, _, _, _), .popProgress(let n, _, _, _), .popFinished(let n, _, _, _),
              .popCancelled(let n, _, _, _), .back(let n, _, _, _), .bar(let n, _, _):
             n
-        case .rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged: nil
+        case .rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged, .screenChanged: nil
         }
     }
 
@@ -76,7 +81,7 @@ public enum ServerEvent: Sendable, Hashable {
              .popCancelled(_, _, _, let t), .back(_, _, _, let t), .rejected(_, _, let t), .inputBegan(_, let t),
              .inputCancelled(_, _, let t), .backInput(_, _, _, let t):
             t
-        case .bar, .focusChanged: nil
+        case .bar, .focusChanged, .screenChanged: nil
         }
     }
 
@@ -109,6 +114,8 @@ public enum ServerEvent: Sendable, Hashable {
         public static let eventsDropped = Self(rawValue: "events-dropped")
         public static let deviceRemoved = Self(rawValue: "device-removed")
         public static let stackChanged = Self(rawValue: "stack-changed")
+        /// The screen turned under the finger (the shell or the sensor said so).
+        public static let rotated = Self(rawValue: "rotated")
     }
 
     /// Why a pan did not become a back gesture (`rejected`).
@@ -135,5 +142,7 @@ public enum ServerEvent: Sendable, Hashable {
         /// The arbiter's state after the client changed the stack under the finger; the
         /// wire says so as `pop-cancelled` `stack-changed`, never as a `rejected` event.
         public static let stackChanged = Self(rawValue: "stack-changed")
+        /// The screen turned under the finger (the shell or the sensor said so).
+        public static let rotated = Self(rawValue: "rotated")
     }
 }

@@ -66,13 +66,17 @@ public enum ServerReply: Sendable, Hashable {
         public var rejected: [Rejection]?
         /// How many pans were rejected since the daemon started; nil from a daemon that does not say.
         public var rejectedCount: Int64?
+        /// The rotation and text direction in force, and where each comes from; nil from a
+        /// daemon that does not say.
+        public var screen: Screen?
 
         public init(
             version: Int64, devices: [Device], deviceCount: Int64? = nil, navigators: [Navigator],
             navigatorCount: Int64? = nil, clients: [Client], clientCount: Int64? = nil, focus: Focus? = nil,
             lastBack: LastBack? = nil, daemon: Daemon? = nil, backInput: BackInput? = nil,
-            rejected: [Rejection]? = nil, rejectedCount: Int64? = nil
+            rejected: [Rejection]? = nil, rejectedCount: Int64? = nil, screen: Screen? = nil
         ) {
+            self.screen = screen
             self.focus = focus
             self.lastBack = lastBack
             self.daemon = daemon
@@ -111,6 +115,39 @@ public enum ServerReply: Sendable, Hashable {
                 self.app = app
                 self.pid = pid
                 self.shell = shell
+            }
+        }
+
+        /// `{"rotation":90,"rotationSource":"shell","output":"DSI-1","sensor":"left-up","direction":"rtl","directionSource":"shell"}`:
+        /// how the touchscreens are turned and which way the session writes, and who said so.
+        public struct Screen: Sendable, Hashable {
+            /// Degrees clockwise, 0, 90, 180 or 270; nil when it comes from the configuration
+            /// and no touchscreen is present.
+            public var rotation: Int64?
+            /// `shell`, `sensor` or `configuration`.
+            public var rotationSource: String
+            /// The output the shell named with its rotation, while the shell's rotation is in force.
+            public var output: String?
+            /// What iio-sensor-proxy says: an `AccelerometerOrientation` (`normal`,
+            /// `left-up`, `right-up`, `bottom-up`, `undefined`), or why there is none
+            /// (`absent`, `no-accelerometer`, `unavailable`); nil when the daemon does not
+            /// follow a sensor.
+            public var sensor: String?
+            /// `ltr` or `rtl`: the layout of navigators that choose none.
+            public var direction: String
+            /// `shell` or `configuration`.
+            public var directionSource: String
+
+            public init(
+                rotation: Int64?, rotationSource: String, output: String? = nil, sensor: String? = nil,
+                direction: String, directionSource: String
+            ) {
+                self.rotation = rotation
+                self.rotationSource = rotationSource
+                self.output = output
+                self.sensor = sensor
+                self.direction = direction
+                self.directionSource = directionSource
             }
         }
 

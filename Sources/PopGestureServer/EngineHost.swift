@@ -135,6 +135,21 @@ public struct EngineHost {
         drainEngineEvents(into: &output, from: device.seat)
     }
 
+    /// iio-sensor-proxy's orientation changed, or the sensor came or went: `orientation`
+    /// nil when there is none, and `state`, what `status` shows of it (the orientation, or
+    /// why there is none). A pan in progress on a touchscreen that turns is cancelled.
+    public mutating func sensorChanged(
+        _ orientation: SensorOrientation?, state: String, at time: Timestamp, output: inout [EngineOutput]
+    ) {
+        sensorState = state
+        feed.engine.reportSensor(orientation, at: time)
+        drainEngineEvents(into: &output)
+    }
+
+    /// What `status` shows of the sensor (``ServerReply/Status/Screen/sensor``); nil while
+    /// the daemon follows none.
+    public private(set) var sensorState: String?
+
     /// A configuration reload. Takes effect from the next pan; one in flight keeps its thresholds
     /// where the arbiter already decided.
     public mutating func updateSettings(
@@ -156,7 +171,8 @@ public struct EngineHost {
             let reply = answer(clientRequest, from: request.client, at: request.time)
             output.append(.reply(request.client, reply, id: id))
         case .identified(let app, let pid, let uid, let seat, let isShell):
-            feed.engine.identify(request.client, app: app, pid: pid, uid: uid, seat: seat, isShell: isShell)
+            feed.engine.identify(
+                request.client, app: app, pid: pid, uid: uid, seat: seat, isShell: isShell, at: request.time)
         case .clientGone:
             let client = request.client
             let removed = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()
@@ -190,9 +206,24 @@ public struct EngineHost {
             } catch {
                 return refuse(error.code, error.message)
             }
-        case .rotation, .textDirection:
-            // Issue 20: the engine does not turn with the screen yet.
-            return refuse(.invalidValue, "\(request.type) is not supported by this daemon yet")
+        case .rotation(let degrees, let output):
+            // The codec keeps `degrees` to 0, 90, 180 or 270.
+            guard let rotation = Rotation(degrees: Int(degrees)) else {
+                return refuse(.invalidField, "\"rotation\" must be 0, 90, 180 or 270, got \(degrees)")
+            }
+            do {
+                try feed.engine.reportRotation(rotation, output: output, by: client, at: time)
+                return ok()
+            } catch {
+                return refuse(error.code, error.message)
+            }
+        case .textDirection(let direction):
+            do {
+                try feed.engine.reportTextDirection(LayoutDirection(direction), by: client, at: time)
+                return ok()
+            } catch {
+                return refuse(error.code, error.message)
+            }
         case .create, .push, .pop, .replace, .update, .settle, .front, .remove:
             do {
                 try feed.engine.perform(request.navigation!, from: client, at: time)  // non-nil for these cases
@@ -272,7 +303,15 @@ public struct EngineHost {
                     reason: .init(rejection.reason), device: Int64(rejection.device.rawValue),
                     timeMicroseconds: rejection.time.microseconds)
             },
-            rejectedCount: rejectedCount)
+            rejectedCount: rejectedCount, screen: screen)
+    }
+
+    private var screen: ServerReply.Status.Screen {
+        guard case .screenChanged(var screen) = ServerEvent(.screenChanged(feed.engine.screenSummary)) else {
+            preconditionFailure("a screen summary encodes as screen-changed")
+        }
+        screen.sensor = sensorState
+        return screen
     }
 
     /// `, removed 3 navigators: a, b, c…` with at most ``loggedNavigatorIDs`` ids, each

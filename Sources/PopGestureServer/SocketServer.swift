@@ -354,6 +354,12 @@ public final class SocketServer: @unchecked Sendable {
         return host.engine.touchVerdict(of: device.id)
     }
 
+    /// See ``EngineHost/sensorChanged(_:state:at:output:)``.
+    public func sensorChanged(_ orientation: SensorOrientation?, state: String) {
+        host.sensorChanged(orientation, state: state, at: clock(), output: &engineOutput)
+        routeEngineOutput()
+    }
+
     public func apply(settings: GestureSettings, transitionTimeout: Duration, defaultLayout: LayoutDirection) {
         host.updateSettings(settings, transitionTimeout: transitionTimeout, defaultLayout: defaultLayout)
     }

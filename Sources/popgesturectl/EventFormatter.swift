@@ -63,6 +63,8 @@ struct EventFormatter {
         case .focusChanged(let source, let app, let pid, let navigator):
             "\(source == "shell" ? "\(app ?? "no app")\(pid.map { " (pid \($0))" } ?? ""), says the shell" : "clients' reports")"
                 + "  → \(navigator.map { "navigator \($0)" } ?? "back input")"
+        case .screenChanged(let screen):
+            StatusTable.screenFields(screen)
         }
     }
 

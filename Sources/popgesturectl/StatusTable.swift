@@ -40,6 +40,7 @@ enum StatusTable {
         lines.append("")
         if let focus = status.focus { lines.append(focusLine(focus)) }
         if status.focus != nil || status.lastBack != nil { lines.append(lastBackLine(status.lastBack)) }
+        if let screen = status.screen { lines.append(screenLine(screen)) }
         lines.append(
             "\(count(status.deviceCount, "device")), \(count(status.navigatorCount, "navigator")), "
                 + "\(count(status.clientCount, "client"))" + (status.truncated ? " (the daemon listed only some)" : ""))
@@ -53,6 +54,20 @@ enum StatusTable {
         guard focus.app != nil || focus.pid != nil else { return "focus: no window, says the shell" }
         let pid = focus.pid.map { " (pid \($0))" } ?? ""
         return "focus: \(focus.app ?? "an app without an id")\(pid), says the shell"
+    }
+
+    /// `rotation 90° from the shell (DSI-1), text direction rtl from the shell`.
+    static func screenFields(_ screen: ServerReply.Status.Screen) -> String {
+        let rotation = screen.rotation.map { "\($0)°" } ?? "none (no touchscreen)"
+        let output = screen.output.map { " (\(cell($0)))" } ?? ""
+        return "rotation \(rotation) from the \(cell(screen.rotationSource))\(output), "
+            + "text direction \(cell(screen.direction)) from the \(cell(screen.directionSource))"
+    }
+
+    /// `screen: rotation 90° from the sensor, text direction ltr from the configuration;
+    /// sensor left-up`.
+    static func screenLine(_ screen: ServerReply.Status.Screen) -> String {
+        "screen: \(screenFields(screen))" + (screen.sensor.map { "; sensor \(cell($0))" } ?? "")
     }
 
     /// `last back: navigator main of client 3`, or `last back: alt+left for firefox`.

@@ -117,6 +117,20 @@ import Testing
         #expect(changes.last?.pid == 102)
     }
 
+    @Test("the screen turns on seat0 only: seat0's shell turns seat0's panel; seat1's shell may not, and seat1's panel stays")
+    func rotationIsSeat0s() throws {
+        var rig = Rig()
+        rig.engine.identify(Self.shell0, app: nil, pid: 300, seat: .seat0, isShell: true)
+        rig.engine.identify(Self.shell1, app: nil, pid: 301, seat: Self.seat1, isShell: true)
+        let time = rig.scripts[.seat0]!.time
+        #expect(throws: NavigationError.self) {
+            try rig.engine.reportRotation(.clockwise90, output: nil, by: Self.shell1, at: time)
+        }
+        try rig.engine.reportRotation(.clockwise90, output: "DSI-1", by: Self.shell0, at: time)
+        #expect(rig.engine.screenTransform(of: rig.screens[.seat0]!)?.rotation == .clockwise90)
+        #expect(rig.engine.screenTransform(of: rig.screens[Self.seat1]!)?.rotation == Rotation.none)
+    }
+
     @Test("seat names as logind takes them: seat and letters, digits, - and _, at most 64 bytes",
           arguments: [
             ("seat0", true), ("seat1", true), ("seat-usb_2", true), ("seat", false), ("seat1/../x", false),

@@ -45,6 +45,14 @@ struct WireEncodingTests {
              json: #"{"type":"focus-changed","source":"shell","app":"firefox","pid":42}"#),
         Line(event: .focusChanged(FocusSummary(source: .clients, app: nil, pid: nil, navigator: "main")),
              json: #"{"type":"focus-changed","source":"clients","navigator":"main"}"#),
+        Line(event: .popCancelled(target, reason: .rotated, time: time),
+             json: #"{"type":"pop-cancelled","navigator":"main","page":"detail","reason":"rotated","time_us":12345678}"#),
+        Line(event: .screenChanged(ScreenSummary(rotation: .clockwise90, rotationSource: .shell, output: "DSI-1",
+                                                 direction: .rightToLeft, directionSource: .shell)),
+             json: #"{"type":"screen-changed","rotation":90,"rotationSource":"shell","output":"DSI-1","direction":"rtl","directionSource":"shell"}"#),
+        Line(event: .screenChanged(ScreenSummary(rotation: nil, rotationSource: .configuration, output: nil,
+                                                 direction: .leftToRight, directionSource: .configuration)),
+             json: #"{"type":"screen-changed","rotationSource":"configuration","direction":"ltr","directionSource":"configuration"}"#),
     ]
 
     @Test("each event encodes to its exact JSON line", arguments: lines)
@@ -97,6 +105,10 @@ struct WireEncodingTests {
             #expect(type == "focus-changed")
             #expect(object["source"] as? String == focus.source.rawValue)
             #expect(object["navigator"] as? String == focus.navigator)
+        case .screenChanged(let screen):
+            #expect(type == "screen-changed")
+            #expect(object["rotationSource"] as? String == screen.rotationSource.rawValue)
+            #expect(object["direction"] as? String == screen.direction.rawValue)
         case .rejected(let reason, let device, _):
             #expect(type == "rejected")
             #expect(object["reason"] as? String == reason.rawValue)

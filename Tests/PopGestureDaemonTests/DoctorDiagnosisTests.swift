@@ -60,7 +60,9 @@ import Testing
         ServerReply.Status(
             version: 1, devices: devices, navigators: navigators, clients: clients, focus: focus,
             daemon: .init(pid: 812, startedBy: "systemd", unit: "popgestured.service", socketFromSystemd: true, grab: grab),
-            backInput: backInput, rejected: [], rejectedCount: 0)
+            backInput: backInput, rejected: [], rejectedCount: 0,
+            screen: .init(rotation: 90, rotationSource: "shell", output: "DSI-1", sensor: "left-up", direction: "ltr",
+                          directionSource: "configuration"))
     }
 
     static func report(_ status: ServerReply.Status, on machine: Machine) -> DoctorReport {
@@ -110,11 +112,31 @@ import Testing
             "  ok       window in focus: firefox (pid 4321), says the shell",
             "  note     no app owns a navigator: backs go to the back input only",
             "",
+            "rotation and direction",
+            "  ok       rotation 90°, from the focus bridge (output DSI-1)",
+            "  ok       iio-sensor-proxy says left-up; the focus bridge's rotation takes precedence",
+            "  ok       text direction ltr, from the configuration (`layout`), for navigators that choose none",
+            "",
             "rejected pans",
             "  ok       no pan rejected since the daemon started",
             "",
             "verdict: a swipe can work: popgestured reads 1 touch device, and backs go to the back input (alt+left)",
         ])
+    }
+
+    @Test("no focus bridge and no iio-sensor-proxy: the configuration's rotation, and how to get a turning screen")
+    func rotationFromTheConfiguration() throws {
+        let machine = try Machine()
+        var status = Self.status()
+        status.screen = .init(rotation: 0, rotationSource: "configuration", sensor: "absent", direction: "rtl",
+                              directionSource: "configuration")
+        let findings = Self.findings(Self.report(status, on: machine), "rotation and direction")
+        #expect(findings.map(\.text) == [
+            "rotation 0°, from the configuration (`rotation`): neither a focus bridge nor a sensor reports one",
+            "iio-sensor-proxy is not running: the screen does not turn by itself without a focus bridge",
+            "text direction rtl, from the configuration (`layout`), for navigators that choose none",
+        ])
+        #expect(findings.map(\.level) == [.ok, .note, .ok])
     }
 
     @Test("the back input is there but udev did not make it a keyboard: no swipe reaches an app without a navigator")

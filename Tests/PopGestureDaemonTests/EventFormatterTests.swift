@@ -35,6 +35,17 @@ import Testing
         #expect(formatter.format(line: Self.scroll) == "  0.000s  rejected       too-steep  device 0")
     }
 
+    @Test("screen-changed: the rotation and text direction in force and who says them; a turn cancels a pop as rotated")
+    func screenChangedLine() {
+        var formatter = EventFormatter()
+        #expect(formatter.format(line: #"{"type":"screen-changed","rotation":90,"rotationSource":"shell","output":"DSI-1","direction":"rtl","directionSource":"shell"}"#)
+            == "          screen-changed  rotation 90° from the shell (DSI-1), text direction rtl from the shell")
+        #expect(formatter.format(line: #"{"type":"screen-changed","rotationSource":"configuration","direction":"ltr","directionSource":"configuration"}"#)
+            == "          screen-changed  rotation none (no touchscreen) from the configuration, text direction ltr from the configuration")
+        #expect(formatter.format(line: #"{"type":"pop-cancelled","navigator":"main","page":"detail","reason":"rotated","time_us":5}"#)
+            == "  0.000s  pop-cancelled  main  detail  rotated")
+    }
+
     @Test("a cancelled pop and a hidden bar")
     func cancelledLine() {
         var formatter = EventFormatter()

@@ -24,6 +24,7 @@ import Testing
         func pollTimeout() -> CInt { -1 }
         func roundEnded() {}
         func admissionMayHaveChanged() {}
+        func sensorChanged(_ orientation: SensorOrientation?, state: String) {}
     }
 
     /// Records the order in which the loop serves it; its one descriptor is a pipe the
@@ -56,6 +57,7 @@ import Testing
         func pollTimeout() -> CInt { -1 }
         func roundEnded() { calls.append("round ended") }
         func admissionMayHaveChanged() { calls.append("admission") }
+        func sensorChanged(_ orientation: SensorOrientation?, state: String) { calls.append("sensor") }
     }
 
     @Test(.timeLimit(.minutes(1)))

@@ -36,7 +36,8 @@ struct PopGestureCtlDaemonTests {
 
         /// `popgestured run` by default; `demo` plays generated swipes on a virtual touchscreen.
         /// `directory`: an earlier daemon's, to restart on its socket.
-        init(_ arguments: [String] = ["run"], in directory: URL? = nil) throws {
+        /// `environment`: variables set over the test's own.
+        init(_ arguments: [String] = ["run"], in directory: URL? = nil, environment: [String: String] = [:]) throws {
             self.directory = try directory ?? PopGestureCtlCommandTests.temporaryDirectory()
             socket = self.directory.appendingPathComponent("d.sock").path
             let configuration = self.directory.appendingPathComponent("empty.conf")
@@ -46,6 +47,9 @@ struct PopGestureCtlDaemonTests {
             process.executableURL = URL(fileURLWithPath: PopGestureCtlDaemonTests.daemonBinary)
             process.arguments = arguments + ["--socket", socket]
                 + (arguments.first == "run" ? ["--config", configuration.path] : [])
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = try FileHandle(forWritingTo: logFile)
             process.standardError = process.standardOutput

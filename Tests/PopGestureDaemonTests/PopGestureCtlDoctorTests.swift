@@ -219,7 +219,8 @@ struct PopGestureCtlDoctorTests {
         let report = try #require(JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
         let checks = try #require(report["checks"] as? [[String: Any]])
         #expect(checks.map { $0["check"] as? String } == [
-            "daemon", "touch devices", "back input", "grab mode", "focus and apps", "rejected pans",
+            "daemon", "touch devices", "back input", "grab mode", "focus and apps", "rotation and direction",
+            "rejected pans",
         ])
         #expect(report["socket"] as? String == daemon.socket)
         #expect((report["swipeCanWork"] as? Bool) == (result.status == 0))

@@ -186,6 +186,8 @@ struct RoundTripTests {
         .backInput(app: nil, input: "alt+left", reason: .progress, timeMicroseconds: 10),
         .focusChanged(source: "shell", app: "firefox", pid: 4321, navigator: nil),
         .focusChanged(source: "clients", app: nil, pid: nil, navigator: "main"),
+        .screenChanged(.init(rotation: 270, rotationSource: "sensor", direction: "ltr", directionSource: "configuration")),
+        .screenChanged(.init(rotation: nil, rotationSource: "shell", output: "DSI-1", direction: "rtl", directionSource: "shell")),
     ]
 
     @Test("every event decodes to itself", arguments: events)

@@ -450,7 +450,9 @@ struct ServerStateTests {
             "navigators":[{"navigator":"main","owner":1,"pages":2,"front":true}],"navigatorCount":1,\
             "clients":[{"client":1,"name":"files","pid":4242,"uid":1000,"gid":100,"observer":false},\
             {"client":2,"observer":true}],"clientCount":2,"focus":{"seat":"seat0","source":"clients"},\
-            "rejected":[],"rejectedCount":0,"id":"s"}
+            "rejected":[],"rejectedCount":0,\
+            "screen":{"rotation":0,"rotationSource":"configuration","direction":"ltr","directionSource":"configuration"},\
+            "id":"s"}
             """)
     }
 
@@ -755,8 +757,13 @@ struct ServerStateTests {
         let quotedID = JSONValue.quoted(Self.worstID)
         for n in 0..<128 {
             let client = h.connect(greeted: false)
-            _ = h.send(#"{"type":"hello","version":1,"name":\#(quotedID)}"#, from: client)
+            let role = n == 0 ? #","role":"shell""# : ""
+            _ = h.send(#"{"type":"hello","version":1,"name":\#(quotedID)\#(role)}"#, from: client)
             _ = h.send(#"{"type":"subscribe"}"#, from: client)
+            // The shell's rotation names an output of the worst kind too (status's `screen`).
+            if n == 0 {
+                #expect(h.reply(#"{"type":"rotation","rotation":90,"output":\#(quotedID)}"#, from: client)?.contains("ok") == true)
+            }
             for k in 0..<(n < 8 ? 16 : 0) {
                 // Distinct ids of the worst kind: the counter in front, padded to 256 bytes.
                 let id = JSONValue.quoted(String("\(n)-\(k)-\(Self.worstID)".utf8.prefix(256))!)

@@ -41,6 +41,8 @@ public enum PopCancelReason: String, Sendable, Hashable {
     case deviceRemoved = "device-removed"
     /// The client changed its stack (or went away) under the finger.
     case stackChanged = "stack-changed"
+    /// The screen turned under the finger.
+    case rotated
 
     init(_ reason: PanCancelReason) {
         switch reason {
@@ -48,6 +50,7 @@ public enum PopCancelReason: String, Sendable, Hashable {
         case .palm: self = .palm
         case .eventsDropped: self = .eventsDropped
         case .deviceRemoved: self = .deviceRemoved
+        case .rotated: self = .rotated
         }
     }
 }

@@ -22,6 +22,8 @@ public enum RejectionReason: String, Sendable, Hashable, CaseIterable {
     /// The client changed its stack, or left, under an interactive pop: the rest of
     /// that pan is ignored.
     case stackChanged = "stack-changed"
+    /// The screen turned while the pan was being decided.
+    case rotated
 
     init(_ reason: PanCancelReason) {
         switch reason {
@@ -29,6 +31,7 @@ public enum RejectionReason: String, Sendable, Hashable, CaseIterable {
         case .palm: self = .palm
         case .eventsDropped: self = .eventsDropped
         case .deviceRemoved: self = .deviceRemoved
+        case .rotated: self = .rotated
         }
     }
 }

@@ -27,6 +27,8 @@ public enum EngineEvent: Sendable, Hashable {
     case backInput(BackInput, app: String?, seat: Seat, reason: CommitReason, time: Timestamp)
     /// Who has focus changed, or which navigator a back would reach: observers only.
     case focusChanged(FocusSummary)
+    /// The rotation of the touchscreens or the text direction in force changed: observers only.
+    case screenChanged(ScreenSummary)
 
     /// The client that owns the navigator this event is about; nil for observer-only events.
     public var owner: ClientID? {
@@ -35,7 +37,7 @@ public enum EngineEvent: Sendable, Hashable {
             t.owner
         case .back(_, let owner, _, _, _), .bar(_, let owner, _, _):
             owner
-        case .rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged:
+        case .rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged, .screenChanged:
             nil
         }
     }

@@ -9,7 +9,9 @@ public struct DeviceConfiguration: Sendable, Hashable {
     /// positions are on the screen (edge, distance and exclusion rules). Default
     /// `.touchscreen`.
     public var kind: DeviceKind
-    /// Used for touchscreens only; a touchpad's pans are not screen positions.
+    /// Used for touchscreens only; a touchpad's pans are not screen positions. The
+    /// fixed fallback: a rotation the shell or the sensor reports takes its place
+    /// (``GestureEngine/reportRotation(_:output:by:at:)``).
     public var rotation: Rotation
     public var calibration: CalibrationMatrix
     /// Nil uses ``PanSettings/defaults(for:)`` for ``kind``.
@@ -65,9 +67,11 @@ public enum NavigationRequest: Sendable, Hashable {
 public struct GestureEngine: Sendable {
     struct Device: Sendable {
         let description: DeviceDescription
+        let configuration: DeviceConfiguration
         var touches: TouchState
         var pans: PanRecognizer
-        let surface: PanSurface
+        /// Replaced with the transform when the screen turns.
+        var surface: PanSurface
         /// Frames dropped for being too long (``GestureEngine/maximumFrameEvents``).
         var framesDropped = 0
 
@@ -88,6 +92,12 @@ public struct GestureEngine: Sendable {
     private var devices: ContiguousArray<Device?> = []
     private var outbox: [EngineEvent] = []
     private let logger: Logger
+    /// The rotation and text direction the shell and the sensor report.
+    public private(set) var session = SessionOrientation()
+    /// The configuration's `layout`; the shell's direction takes its place while it says one.
+    private var configuredLayout: LayoutDirection = .leftToRight
+    private var rotationLog = ChangeLogLimit()
+    private var directionLog = ChangeLogLimit()
 
     public init(settings: GestureSettings = GestureSettings(), logger: Logger = Logger(label: "popgestured.engine")) {
         self.logger = logger
@@ -106,9 +116,14 @@ public struct GestureEngine: Sendable {
         set { navigation.transitionTimeout = newValue }
     }
 
+    /// The configuration's `layout`. The layout in force for navigators that choose none
+    /// is the shell's text direction when it said one (``directionInForce``).
     public var defaultLayout: LayoutDirection {
-        get { navigation.defaultLayout }
-        set { navigation.defaultLayout = newValue }
+        get { configuredLayout }
+        set {
+            configuredLayout = newValue
+            navigation.defaultLayout = session.direction(configured: newValue).direction
+        }
     }
 
     public var arbiterState: PopArbiter.State { arbiter.state }
@@ -135,16 +150,14 @@ public struct GestureEngine: Sendable {
         let index = devices.firstIndex(where: { $0 == nil }) ?? devices.endIndex
         let id = DeviceID(index)
         let kind = configuration.kind
-        let transform = ScreenTransform(
-            device: description, rotation: kind == .touchscreen ? configuration.rotation : .none,
-            calibration: configuration.calibration)
+        let transform = transform(of: description, configuration)
         let pan = configuration.pan ?? .defaults(for: kind)
         let surface = PanSurface(
             widthMillimetres: transform.screenSize.width, isOnScreen: kind == .touchscreen, seat: configuration.seat)
         var deviceLogger = logger
         deviceLogger[metadataKey: "device"] = "\(id.rawValue)"
         let device = Device(
-            description: description,
+            description: description, configuration: configuration,
             touches: TouchState(device: description, atOpen: state),
             pans: PanRecognizer(device: description, settings: pan, transform: transform, logger: deviceLogger),
             surface: surface)
@@ -154,6 +167,18 @@ public struct GestureEngine: Sendable {
         }
         logger.debug("added \(id): \(description.name), \(kind.rawValue), \(configuration.seat), \(pan.source.rawValue), \(transform.screenSize.width)×\(transform.screenSize.height) mm\(transform.sizeIsAssumed ? " (assumed)" : "")")
         return id
+    }
+
+    /// The device's transform under the rotation in force: touchpads never turn.
+    /// Seat0's touchscreens turn with the session (the built-in panel, its sensor, its
+    /// shell); another seat's keep their configured rotation.
+    private func transform(of description: DeviceDescription, _ configuration: DeviceConfiguration) -> ScreenTransform {
+        let rotation = switch (configuration.kind, configuration.seat) {
+        case (.touchscreen, .seat0): session.rotation(configured: configuration.rotation).rotation
+        case (.touchscreen, _): configuration.rotation
+        case (.touchpad, _): Rotation.none
+        }
+        return ScreenTransform(device: description, rotation: rotation, calibration: configuration.calibration)
     }
 
     /// Removes a device, cancelling its pan (unplug, `ENODEV`).
@@ -300,12 +325,125 @@ public struct GestureEngine: Sendable {
 
     /// A client said who it is in `hello` (see ``NavigationState/identify(_:app:pid:uid:seat:isShell:)``).
     public mutating func identify(
-        _ client: ClientID, app: String?, pid: Int32?, uid: UInt32? = nil, seat: Seat = .seat0, isShell: Bool
+        _ client: ClientID, app: String?, pid: Int32?, uid: UInt32? = nil, seat: Seat = .seat0, isShell: Bool,
+        at time: Timestamp = .zero
     ) {
         let before = navigation.focusSummaries
         defer { emitFocusChange(since: before) }
+        // A new shell of seat0 starts from nothing: the one before it may have said another rotation.
+        if isShell, seat == .seat0, let shell = navigation.focus.shell(on: .seat0), shell != client {
+            forgetShell(at: time)
+        }
         navigation.identify(client, app: app, pid: pid, uid: uid, seat: seat, isShell: isShell)
         logger.debug("\(client): app \(app ?? "unknown"), pid \(pid.map(String.init) ?? "unknown"), \(seat)\(isShell ? ", its shell" : "")")
+    }
+
+    // MARK: - The session's rotation and text direction
+
+    /// The shell says the output the touchscreens map to is turned `rotation` clockwise
+    /// (`output` is its name, for `status`). From the next touch, every touchscreen's
+    /// direction, edge and angle are decided on the turned screen; a pan in progress is
+    /// cancelled. Touchpads never turn. Throws `not-shell` for any other client.
+    public mutating func reportRotation(
+        _ rotation: Rotation, output: String?, by client: ClientID, at time: Timestamp
+    ) throws(NavigationError) {
+        guard client == navigation.focus.shell(on: .seat0) else {
+            throw NavigationError(.notShell, "only seat0's shell (hello with \"role\":\"shell\") reports the rotation")
+        }
+        session.shellOutput = output
+        changeRotation(at: time) { $0.shellRotation = rotation }
+    }
+
+    /// iio-sensor-proxy's `AccelerometerOrientation` changed; nil when there is no sensor
+    /// (it went away, has no accelerometer, or was never there). `undefined` keeps the
+    /// rotation the sensor last gave (``SensorOrientation``). Used while no shell says a rotation.
+    public mutating func reportSensor(_ orientation: SensorOrientation?, at time: Timestamp) {
+        if orientation == .undefined { return }
+        changeRotation(at: time) { $0.sensorRotation = orientation?.rotation }
+    }
+
+    /// The shell says the session's text direction: navigators that chose no layout, and
+    /// the back input, follow it (edge and direction mirror). Throws `not-shell` for any
+    /// other client.
+    public mutating func reportTextDirection(
+        _ direction: LayoutDirection, by client: ClientID, at time: Timestamp
+    ) throws(NavigationError) {
+        guard client == navigation.focus.shell(on: .seat0) else {
+            throw NavigationError(.notShell, "only seat0's shell (hello with \"role\":\"shell\") reports the text direction")
+        }
+        changeDirection(at: time) { $0.shellDirection = direction }
+    }
+
+    /// The rotation of the touchscreens and where it comes from. From the configuration,
+    /// it is the touchscreens' configured rotation (the daemon gives all the same one):
+    /// nil when no touchscreen is present.
+    public var rotationInForce: (rotation: Rotation?, source: RotationSource) {
+        let configured = devices.lazy.compactMap { $0?.configuration }.first { $0.kind == .touchscreen }?.rotation
+        let (rotation, source) = session.rotation(configured: configured ?? .none)
+        return (source == .configuration ? configured : rotation, source)
+    }
+
+    /// The rotation and direction in force, as observers are told.
+    public var screenSummary: ScreenSummary {
+        let rotation = rotationInForce, direction = directionInForce
+        return ScreenSummary(
+            rotation: rotation.rotation, rotationSource: rotation.source,
+            output: rotation.source == .shell ? session.shellOutput : nil, direction: direction.direction,
+            directionSource: direction.source)
+    }
+
+    /// The layout of navigators that choose none, and where it comes from.
+    public var directionInForce: (direction: LayoutDirection, source: DirectionSource) {
+        session.direction(configured: configuredLayout)
+    }
+
+    private mutating func changeRotation(at time: Timestamp, _ change: (inout SessionOrientation) -> Void) {
+        let before = rotationInForce
+        change(&session)
+        let now = rotationInForce
+        guard now != before else { return }
+        outbox.append(.screenChanged(screenSummary))
+        let output = now.source == .shell ? session.shellOutput.map { ", output \($0.prefix(Self.loggedNameCharacters))" } ?? "" : ""
+        logChange(&rotationLog, at: time,
+                  "rotation \(now.rotation.map { "\($0.rawValue)°" } ?? "none") from the \(now.source.rawValue)\(output), was \(before.rotation.map { "\($0.rawValue)°" } ?? "none") from the \(before.source.rawValue)")
+        for index in devices.indices {
+            guard let device = devices[index], device.configuration.kind == .touchscreen else { continue }
+            let transform = transform(of: device.description, device.configuration)
+            guard transform != device.pans.transform else { continue }
+            let id = DeviceID(index)
+            let cancelled = devices[index]!.pans.turn(to: transform, at: time)
+            devices[index]!.surface.widthMillimetres = transform.screenSize.width
+            if let cancelled {
+                let surface = devices[index]!.surface
+                apply(arbiter.handle(cancelled, from: id, surface: surface, navigation: navigation), device: id, time: time)
+            }
+        }
+    }
+
+    private mutating func changeDirection(at time: Timestamp, _ change: (inout SessionOrientation) -> Void) {
+        let before = directionInForce
+        change(&session)
+        let now = directionInForce
+        navigation.defaultLayout = now.direction
+        guard now != before else { return }
+        outbox.append(.screenChanged(screenSummary))
+        logChange(&directionLog, at: time,
+                  "text direction \(now.direction.rawValue) from the \(now.source.rawValue), was \(before.direction.rawValue) from the \(before.source.rawValue)")
+    }
+
+    /// The log names at most this many characters of the shell's output name.
+    static let loggedNameCharacters = 64
+
+    private func logChange(_ limit: inout ChangeLogLimit, at time: Timestamp, _ message: String) {
+        switch limit.change(at: time) {
+        case .info(let previous):
+            let more = previous.map { " (the previous run of changes had \($0))" } ?? ""
+            logger.info("\(message)\(more)")
+        case .lastInfo:
+            logger.info("\(message); more changes within \(ChangeLogLimit.quietGap) of each other are logged at debug")
+        case .debug:
+            logger.debug("\(message)")
+        }
     }
 
     /// A client's window gained or lost focus. A pop in flight keeps its target: the
@@ -325,6 +463,11 @@ public struct GestureEngine: Sendable {
         defer { emitFocusChange(since: before) }
         try navigation.shellReports(window, by: client)
         logger.debug("focused window: app \(window.app ?? "unknown"), pid \(window.pid.map(String.init) ?? "unknown"); in front: \(frontDescription(of: client))")
+    }
+
+    private mutating func forgetShell(at time: Timestamp) {
+        changeRotation(at: time) { $0.shellRotation = nil }
+        changeDirection(at: time) { $0.forgetShell() }
     }
 
     /// Tells observers when focus, or the navigator a back would reach, changed: one
@@ -349,6 +492,8 @@ public struct GestureEngine: Sendable {
 
     /// Forgets a client that went away, with its navigators.
     public mutating func clientDisconnected(_ client: ClientID, at time: Timestamp) {
+        // Seat0's shell's rotation and direction go with it: the sensor's, then the file's, apply.
+        if client == navigation.focus.shell(on: .seat0) { forgetShell(at: time) }
         let before = navigation.focusSummaries
         for id in navigation.removeAll(ownedBy: client) {
             abandonPopIfStackChanged(id, time: time)

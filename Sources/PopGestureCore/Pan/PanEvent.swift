@@ -29,6 +29,9 @@ public enum PanCancelReason: String, Sendable, Hashable {
     case eventsDropped = "events-dropped"
     /// The device went away.
     case deviceRemoved = "device-removed"
+    /// The screen turned under the finger (``GestureEngine/reportRotation``): where the
+    /// pan began and where it is now are no longer on the same screen.
+    case rotated
 }
 
 /// The single-touch pan stream of one device: `began` when one finger lands,

@@ -59,7 +59,8 @@ public struct PanRecognizer: Sendable {
     }
 
     public let settings: PanSettings
-    public let transform: ScreenTransform
+    /// Replaced when the screen turns (``turn(to:at:)``).
+    public private(set) var transform: ScreenTransform
     public private(set) var state: State = .idle
 
     private let palmMajorUnits: Int32
@@ -186,6 +187,16 @@ public struct PanRecognizer: Sendable {
         transition(to: .idle, "device removed")
         last = nil
         return .cancelled(.deviceRemoved, time: time)
+    }
+
+    /// The screen turned: positions go through `transform` from now on. A pan in
+    /// progress is cancelled (`rotated`), since where it began is on the old screen; its
+    /// fingers then count for nothing until every one has lifted, as after any cancel,
+    /// so the next touch is the first on the turned screen.
+    public mutating func turn(to transform: ScreenTransform, at time: Timestamp) -> PanEvent? {
+        self.transform = transform
+        guard state == .panning else { return nil }
+        return cancel(.rotated, at: time, fingers: 1)
     }
 
     private mutating func cancel(_ reason: PanCancelReason, at time: Timestamp, fingers: Int) -> PanEvent {

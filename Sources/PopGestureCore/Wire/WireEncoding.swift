@@ -44,6 +44,10 @@ extension ServerEvent {
         case .focusChanged(let focus):
             self = .focusChanged(
                 source: focus.source.rawValue, app: focus.app, pid: focus.pid.map(Int64.init), navigator: focus.navigator)
+        case .screenChanged(let screen):
+            self = .screenChanged(ServerReply.Status.Screen(
+                rotation: screen.rotation.map { Int64($0.rawValue) }, rotationSource: screen.rotationSource.rawValue,
+                output: screen.output, direction: screen.direction.rawValue, directionSource: screen.directionSource.rawValue))
         case .backInput(let input, let app, _, let reason, let time):
             self = .backInput(
                 app: app, input: input.spelling, reason: FinishReason(reason), timeMicroseconds: time.microseconds)
@@ -70,6 +74,7 @@ extension ServerEvent.CancelReason {
         case .eventsDropped: self = .eventsDropped
         case .deviceRemoved: self = .deviceRemoved
         case .stackChanged: self = .stackChanged
+        case .rotated: self = .rotated
         }
     }
 }
@@ -93,6 +98,7 @@ extension ServerEvent.RejectionReason {
         case .deviceRemoved: self = .deviceRemoved
         case .busy: self = .busy
         case .stackChanged: self = .stackChanged
+        case .rotated: self = .rotated
         }
     }
 }

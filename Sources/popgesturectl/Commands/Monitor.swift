@@ -13,6 +13,7 @@ struct Monitor: ParsableCommand {
                 0.150s  back           main  detail → root
                         bar            main  root  shown
                 2.020s  rejected       too-steep  device 0
+                        screen-changed  rotation 90° from the shell (DSI-1), text direction ltr from the configuration
 
             Ends with 0 on Ctrl-C, or when the daemon stops (with a message on stderr).
             """)
@@ -41,7 +42,8 @@ struct Monitor: ParsableCommand {
             ? StatusTable.noDevices + "; events start when one appears"
             : status.devices.map { "\(StatusTable.cell($0.name)) (\(StatusTable.cell($0.kind)), \(StatusTable.cell($0.path)))" }
                 .joined(separator: ", ")
-        return "popgesturectl: watching \(path): \(what). Ctrl-C ends."
+        let screen = status.screen.map { "; \(StatusTable.screenFields($0))" } ?? ""
+        return "popgesturectl: watching \(path): \(what)\(screen). Ctrl-C ends."
     }
 }
 

@@ -70,6 +70,7 @@ struct Diagnosis {
             DoctorCheck(title: "back input", findings: receives),
             DoctorCheck(title: "grab mode", findings: grabFindings(status)),
             DoctorCheck(title: "focus and apps", findings: focusFindings(status)),
+            DoctorCheck(title: "rotation and direction", findings: screenFindings(status)),
             DoctorCheck(title: "rejected pans", findings: rejectionFindings(status)),
         ]
         let receivers = [back.works ? "the back input (\(status.backInput?.input ?? "per app"))" : nil,
@@ -367,6 +368,47 @@ struct Diagnosis {
         }
     }
 
+    // MARK: - Rotation and direction
+
+    /// The rotation and text direction in force and who says each, and what the sensor says.
+    func screenFindings(_ status: ServerReply.Status) -> [Finding] {
+        guard let screen = status.screen else {
+            return [.note("this popgestured does not say its rotation (older than issue 20)")]
+        }
+        let rotation = screen.rotation.map { "\($0)°" } ?? "none yet (no touchscreen)"
+        var findings: [Finding] = []
+        switch screen.rotationSource {
+        case "shell":
+            findings.append(.ok("rotation \(rotation), from the focus bridge\(screen.output.map { " (output \($0))" } ?? "")"))
+        case "sensor":
+            findings.append(.ok("rotation \(rotation), from iio-sensor-proxy's accelerometer (no focus bridge reports one)"))
+        default:
+            findings.append(.ok("rotation \(rotation), from the configuration (`rotation`): neither a focus bridge nor a sensor reports one"))
+        }
+        switch screen.sensor {
+        case nil:
+            break
+        case "absent"?:
+            findings.append(.note(
+                "iio-sensor-proxy is not running: the screen does not turn by itself without a focus bridge",
+                fixes: ["on a tablet with an accelerometer: sudo apt install iio-sensor-proxy"]))
+        case "no-accelerometer"?:
+            findings.append(.note("iio-sensor-proxy runs but has no accelerometer"))
+        case "unavailable"?:
+            findings.append(.note(
+                "the system bus or iio-sensor-proxy cannot be used: the rotation comes from a focus bridge or the configuration",
+                ["the reason is in the daemon's log: journalctl -u popgestured | grep -iE 'sensor|system bus'",
+                 "dbus-daemon refuses a uid it cannot resolve, such as the service's DynamicUser= one where nss-systemd is not installed"],
+                fixes: ["if the log says the bus refused it: sudo apt install libnss-systemd, then sudo systemctl restart popgestured"]))
+        case let orientation?:
+            let used = screen.rotationSource == "sensor" ? "" : "; the focus bridge's rotation takes precedence"
+            findings.append(.ok("iio-sensor-proxy says \(orientation)\(used)"))
+        }
+        let from = screen.directionSource == "shell" ? "from the focus bridge" : "from the configuration (`layout`)"
+        findings.append(.ok("text direction \(screen.direction), \(from), for navigators that choose none"))
+        return findings
+    }
+
     // MARK: - 5. Focus and apps
 
     func focusFindings(_ status: ServerReply.Status) -> [Finding] {
@@ -451,6 +493,7 @@ struct Diagnosis {
         case .eventsDropped: "the kernel dropped events while fingers were down"
         case .deviceRemoved: "the device went away"
         case .busy: "another device's swipe was under way"
+        case .rotated: "the screen turned while it was being decided"
         default: "a reason this popgesturectl does not know"
         }
     }

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 __all__ = [
     "Event", "PopBegan", "PopProgress", "PopFinished", "PopCancelled", "Back", "Bar",
-    "Rejected", "InputBegan", "InputCancelled", "BackInput", "FocusChanged", "Error",
+    "Rejected", "InputBegan", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Error",
     "Connected", "Disconnected", "decode_event",
 ]
 
@@ -232,6 +232,24 @@ class Disconnected(Event):
     retry_in: Optional[float] = None
 
 
+@dataclass
+class ScreenChanged(Event):
+    """(Observers only.) The touchscreens' rotation or the text direction in force changed.
+
+    ``rotation`` is clockwise degrees (None: from the configuration, no touchscreen);
+    ``rotationSource`` is ``shell``, ``sensor`` or ``configuration``; ``output`` the
+    shell's output name; ``direction`` ``ltr`` or ``rtl``, from ``directionSource``
+    ``shell`` or ``configuration`` (the wire's names).
+    """
+
+    type: str = _typed("screen-changed")
+    rotation: Optional[int] = None
+    rotationSource: str = ""
+    output: Optional[str] = None
+    direction: str = ""
+    directionSource: str = ""
+
+
 # Wire type -> (class, ((wire key, attribute, accepted types, required), ...)).
 _NUMBER = (int, float)
 _SCHEMA = {
@@ -246,6 +264,8 @@ _SCHEMA = {
     "input-cancelled": (InputCancelled, (("app", str, False), ("reason", str, False), ("time_us", int, False))),
     "back-input": (BackInput, (("app", str, False), ("input", str, False), ("reason", str, False), ("time_us", int, False))),
     "focus-changed": (FocusChanged, (("source", str, False), ("app", str, False), ("pid", int, False), ("navigator", str, False))),
+    "screen-changed": (ScreenChanged, (("rotation", int, False), ("rotationSource", str, False), ("output", str, False),
+                                       ("direction", str, False), ("directionSource", str, False))),
     "error": (Error, (("code", str, True), ("message", str, False), ("request", str, False), ("id", (int, str), False))),
 }
 

@@ -28,6 +28,10 @@ class DecodeTests(unittest.TestCase):
              popgesture.Bar(navigator="m", page="home", hidden=False)),
             ({"type": "focus-changed", "source": "shell", "app": "firefox", "pid": 4321},
              popgesture.FocusChanged(source="shell", app="firefox", pid=4321, navigator=None)),
+            ({"type": "screen-changed", "rotation": 90, "rotationSource": "shell", "output": "DSI-1",
+              "direction": "rtl", "directionSource": "shell"},
+             popgesture.ScreenChanged(rotation=90, rotationSource="shell", output="DSI-1", direction="rtl",
+                                      directionSource="shell")),
             ({"type": "rejected", "reason": "too-steep", "device": 0, "time_us": 6},
              popgesture.Rejected(reason="too-steep", device=0, time_us=6)),
             ({"type": "back-input", "app": "firefox", "input": "alt+left", "reason": "fling", "time_us": 7},
@@ -63,7 +67,8 @@ class DecodeTests(unittest.TestCase):
 
     def test_schema_covers_the_documented_events(self):
         documented = {"pop-began", "pop-progress", "pop-finished", "back", "pop-cancelled", "bar", "rejected",
-                      "input-began", "input-cancelled", "back-input", "focus-changed", "error"}
+                      "input-began", "input-cancelled", "back-input", "focus-changed", "screen-changed",
+                      "error"}
         self.assertEqual(set(events._SCHEMA), documented)
 
 

@@ -1,0 +1,130 @@
+import PopGestureCore
+
+/// Following iio-sensor-proxy (`net.hadess.SensorProxy` on the system bus) as a plain
+/// state machine: what the bus said in, what to ask or report out. ``SensorProxy`` does
+/// the D-Bus I/O.
+///
+/// ```
+///  start / the name gets an owner ──▶ read the properties (GetAll)
+///      HasAccelerometer false ──▶ report none (no-accelerometer); wait for PropertiesChanged
+///      HasAccelerometer true  ──▶ ClaimAccelerometer ──ok──▶ read the properties again
+///                                                            └──▶ report AccelerometerOrientation
+///  PropertiesChanged: the orientation ──▶ report it; HasAccelerometer true ──▶ claim again
+///  the name loses its owner ──▶ report none (absent); claim again when it returns
+/// ```
+///
+/// The claim comes after `HasAccelerometer`, as iio-sensor-proxy's own `monitor-sensor`
+/// does, and the orientation is read again after the claim: before it, the proxy may not
+/// have read the accelerometer at all. Each call carries the owner ``generation`` it was
+/// made for; a reply from before the owner changed is dropped.
+struct SensorFollower: Sendable, Equatable {
+    /// What the bus said.
+    enum Input: Sendable, Equatable {
+        /// Connected and subscribed: find out whether the proxy is there.
+        case started
+        /// `NameOwnerChanged` for `net.hadess.SensorProxy`.
+        case ownerChanged(hasOwner: Bool)
+        /// The reply to a `GetAll`: the two properties (nil when missing or of another
+        /// type), or the D-Bus error's name.
+        case propertiesRead(Properties, error: String?, generation: Int)
+        /// The reply to `ClaimAccelerometer`: nil, or the D-Bus error's name.
+        case claimed(error: String?, generation: Int)
+        /// `PropertiesChanged` on the proxy's interface.
+        case propertiesChanged(Properties)
+        /// The connection to the bus is gone.
+        case busLost
+    }
+
+    /// The properties the follower reads; either may be absent from a message.
+    struct Properties: Sendable, Equatable {
+        var hasAccelerometer: Bool?
+        /// The raw `AccelerometerOrientation`, at most ``SensorProxy/maximumStringBytes``.
+        var orientation: String?
+    }
+
+    /// What to do.
+    enum Action: Sendable, Equatable {
+        case readProperties(generation: Int)
+        case claim(generation: Int)
+        /// Tell the engine: `orientation` nil when there is none, `state` what `status` shows.
+        case report(SensorOrientation?, state: String)
+    }
+
+    /// What `status` shows while there is no orientation.
+    enum Absence: String {
+        /// Nobody owns `net.hadess.SensorProxy`.
+        case absent
+        /// The proxy runs, but has no accelerometer.
+        case noAccelerometer = "no-accelerometer"
+        /// The bus, or the proxy, refused (the claim failed, the connection was lost).
+        case unavailable
+    }
+
+    /// The errors that say nobody owns the name (the call does not start the proxy).
+    static let namesNoOwner: Set<String> = [
+        "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.NameHasNoOwner",
+    ]
+
+    /// Counts owner changes: replies from an older owner are stale.
+    private(set) var generation = 0
+    private(set) var claimed = false
+    /// The last thing reported, so that nothing is reported twice.
+    private(set) var reported: String?
+
+    mutating func handle(_ input: Input) -> [Action] {
+        switch input {
+        case .started:
+            return [.readProperties(generation: generation)]
+        case .ownerChanged(let hasOwner):
+            generation += 1
+            claimed = false
+            if hasOwner { return [.readProperties(generation: generation)] }
+            return report(nil, .absent)
+        case .propertiesRead(let properties, let error, let generation):
+            guard generation == self.generation else { return [] }
+            if let error {
+                return report(nil, Self.namesNoOwner.contains(error) ? .absent : .unavailable)
+            }
+            return apply(properties, fromRead: true)
+        case .claimed(let error, let generation):
+            guard generation == self.generation else { return [] }
+            guard error == nil else { return report(nil, .unavailable) }
+            claimed = true
+            return [.readProperties(generation: generation)]
+        case .propertiesChanged(let properties):
+            return apply(properties, fromRead: false)
+        case .busLost:
+            generation += 1
+            claimed = false
+            return report(nil, .unavailable)
+        }
+    }
+
+    private mutating func apply(_ properties: Properties, fromRead: Bool) -> [Action] {
+        switch properties.hasAccelerometer {
+        case false?:
+            claimed = false
+            return report(nil, .noAccelerometer)
+        case true? where !claimed:
+            return [.claim(generation: generation)]
+        case nil where fromRead:
+            return report(nil, .noAccelerometer)
+        default:
+            break
+        }
+        guard claimed, let raw = properties.orientation else { return [] }
+        // An orientation this daemon does not know (a newer proxy's) counts as undefined.
+        let orientation = SensorOrientation(rawValue: raw) ?? .undefined
+        return report(orientation, state: orientation.rawValue)
+    }
+
+    private mutating func report(_ orientation: SensorOrientation?, _ absence: Absence) -> [Action] {
+        report(orientation, state: absence.rawValue)
+    }
+
+    private mutating func report(_ orientation: SensorOrientation?, state: String) -> [Action] {
+        guard state != reported else { return [] }
+        reported = state
+        return [.report(orientation, state: state)]
+    }
+}

@@ -1,0 +1,296 @@
+import CSystemd
+import Glibc
+import Logging
+import PopGestureCore
+
+/// iio-sensor-proxy's accelerometer on the system bus, through libsystemd's sd-bus, as a
+/// file descriptor for the main loop: its `AccelerometerOrientation` becomes the rotation
+/// of the touchscreens while no shell reports one (``GestureEngine/reportSensor(_:at:)``).
+/// The decisions are ``SensorFollower``'s; this class only talks D-Bus.
+///
+/// Nothing blocks: the calls are asynchronous (`sd_bus_call_async`), the connection's
+/// descriptor sits in the loop's `poll`, and each round processes at most
+/// ``messagesPerRound`` messages. The calls never start the proxy (auto-start off): udev
+/// starts it where there is a sensor, as GNOME expects.
+///
+/// Bounds, for what comes from the bus: strings are read up to ``maximumStringBytes``
+/// (an orientation longer than that is unknown, so undefined); a property dictionary is
+/// read up to ``maximumProperties`` entries; an error name is logged cut to
+/// ``maximumStringBytes``. sd-bus bounds its own queues and message sizes.
+public final class SensorProxy {
+    static let service = "net.hadess.SensorProxy"
+    static let path = "/net/hadess/SensorProxy"
+    static let interface = "net.hadess.SensorProxy"
+
+    /// The longest string read from a message: 64 bytes. The orientations are at most 9,
+    /// and D-Bus error names are short dotted names.
+    public static let maximumStringBytes = 64
+    /// The most entries read from one property dictionary: 64 (the proxy has 12 properties).
+    public static let maximumProperties = 64
+    /// Messages processed per loop round: 32. More wait for the next round, which then
+    /// does not sleep; the devices are read again in between.
+    public static let messagesPerRound = 32
+
+    private let bus: OpaquePointer
+    private var slots: [OpaquePointer] = []
+    private var follower = SensorFollower()
+    /// What the last ``process(now:)`` left to report.
+    private var reports: [(SensorOrientation?, String)] = []
+    /// The bus has messages queued that the last round did not process.
+    public private(set) var hasPendingWork = false
+    private var lost = false
+    /// Some reply or signal came: the bus took the connection.
+    private var answered = false
+    private let logger: Logger
+    private var stateLog = ChangeLogLimit()
+
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket)
+    /// and subscribes to the proxy's signals; the follower starts in the first round.
+    public static func make(logger: Logger) -> Result<SensorProxy, SensorProxyError> {
+        var bus: OpaquePointer?
+        let result = sd_bus_open_system(&bus)
+        guard result >= 0, let bus else { return .failure(SensorProxyError("sd_bus_open_system", -result)) }
+        let proxy = SensorProxy(bus: bus, logger: logger)
+        let owner = "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(service)'"
+        let changed = "type='signal',sender='\(service)',path='\(path)',"
+            + "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='\(interface)'"
+        for match in [owner, changed] {
+            var slot: OpaquePointer?
+            let added = sd_bus_add_match_async(
+                bus, &slot, match, SensorProxy.onSignal, nil, Unmanaged.passUnretained(proxy).toOpaque())
+            guard added >= 0, let slot else { return .failure(SensorProxyError("sd_bus_add_match_async", -added)) }
+            proxy.slots.append(slot)
+        }
+        proxy.handle(.started)
+        return .success(proxy)
+    }
+
+    private init(bus: OpaquePointer, logger: Logger) {
+        self.bus = bus
+        self.logger = logger
+    }
+
+    deinit {
+        for slot in slots { sd_bus_slot_unref(slot) }
+        sd_bus_flush_close_unref(bus)
+    }
+
+    /// The descriptor to poll; -1 once the connection is lost.
+    public var fileDescriptor: CInt { lost ? -1 : sd_bus_get_fd(bus) }
+
+    /// What to poll for (`sd_bus_get_events`: POLLIN, and POLLOUT while sending).
+    public var events: Int16 {
+        guard !lost else { return 0 }
+        let events = sd_bus_get_events(bus)
+        return events < 0 ? 0 : Int16(truncatingIfNeeded: events)
+    }
+
+    /// When sd-bus wants to be processed even if nothing is readable (a call's reply
+    /// timeout), as `CLOCK_MONOTONIC` microseconds; nil for never. `now` at once while
+    /// messages wait (``hasPendingWork``).
+    public func deadline(now: Timestamp) -> Timestamp? {
+        if lost { return nil }
+        if hasPendingWork { return now }
+        var usec: UInt64 = 0
+        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
+        return Timestamp(microseconds: Int64(clamping: usec))
+    }
+
+    /// Processes what the bus has, at most ``messagesPerRound`` messages, and returns the
+    /// orientation changes to give the engine (orientation, and what `status` shows).
+    public func process() -> [(SensorOrientation?, String)] {
+        guard !lost else { return [] }
+        // sd_bus_process returns > 0 while it may have more to do: past the budget,
+        // the next round polls with no wait (perhaps once for nothing).
+        hasPendingWork = false
+        for _ in 0..<Self.messagesPerRound {
+            let result = sd_bus_process(bus, nil)
+            if result < 0 {
+                // A bus that drops a connection before answering anything refused it: dbus-daemon
+                // does so to a uid it cannot resolve, as a DynamicUser= one without nss-systemd.
+                let why = answered ? "" : Self.refusedHint
+                logger.warning("the system bus connection is lost (\(String(cString: strerror(-result))))\(why); the sensor is no longer followed")
+                lost = true
+                handle(.busLost)
+                break
+            }
+            hasPendingWork = result > 0
+            if !hasPendingWork { break }
+        }
+        defer { reports.removeAll() }
+        return reports
+    }
+
+    static let refusedHint = " before the bus answered anything: it refused this process, as dbus-daemon does a uid it"
+        + " cannot resolve (the service's DynamicUser= uid, where nss-systemd is not installed: libnss-systemd)"
+
+    // MARK: - The follower's actions
+
+    private func handle(_ input: SensorFollower.Input) {
+        switch input {
+        // sd-bus answers pending calls with NoReply itself when the connection goes.
+        case .started, .busLost, .propertiesRead(_, "org.freedesktop.DBus.Error.NoReply"?, _),
+             .claimed("org.freedesktop.DBus.Error.NoReply"?, _):
+            break
+        default:
+            answered = true
+        }
+        for action in follower.handle(input) {
+            switch action {
+            case .readProperties(let generation):
+                call("org.freedesktop.DBus.Properties", "GetAll", argument: Self.interface, generation: generation,
+                     handler: Self.onProperties)
+            case .claim(let generation):
+                call(Self.interface, "ClaimAccelerometer", argument: nil, generation: generation, handler: Self.onClaimed)
+            case .report(let orientation, let state):
+                reports.append((orientation, state))
+                let message = "iio-sensor-proxy: \(state)"
+                switch stateLog.change(at: DeadlineTimer.now()) {
+                case .info, .lastInfo: logger.info("\(message)")
+                case .debug: logger.debug("\(message)")
+                }
+            }
+        }
+    }
+
+    /// A pending call's context: the proxy and the generation it was made for.
+    private final class Call {
+        unowned let proxy: SensorProxy
+        let generation: Int
+        init(_ proxy: SensorProxy, _ generation: Int) {
+            self.proxy = proxy
+            self.generation = generation
+        }
+    }
+
+    private func call(
+        _ interface: String, _ member: String, argument: String?, generation: Int,
+        handler: sd_bus_message_handler_t
+    ) {
+        var message: OpaquePointer?
+        var result = sd_bus_message_new_method_call(bus, &message, Self.service, Self.path, interface, member)
+        guard result >= 0, let message else { return failed(member, result) }
+        defer { sd_bus_message_unref(message) }
+        sd_bus_message_set_auto_start(message, 0)
+        if let argument { result = sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), argument) }
+        guard result >= 0 else { return failed(member, result) }
+        // The call's context lives until its reply (or timeout) releases it in the handler.
+        let context = Unmanaged.passRetained(Call(self, generation)).toOpaque()
+        result = sd_bus_call_async(bus, nil, message, handler, context, 0)
+        if result < 0 {
+            Unmanaged<Call>.fromOpaque(context).release()
+            failed(member, result)
+        }
+    }
+
+    private func failed(_ member: String, _ result: CInt) {
+        logger.warning("iio-sensor-proxy: cannot call \(member): \(String(cString: strerror(-result)))")
+        handle(.busLost)
+    }
+
+    // MARK: - Callbacks (C function pointers: no captures, the context comes as userdata)
+
+    private static let onProperties: sd_bus_message_handler_t = { message, userdata, _ in
+        guard let message, let userdata else { return 0 }
+        let call = Unmanaged<Call>.fromOpaque(userdata).takeRetainedValue()
+        let error = errorName(message)
+        if let error { call.proxy.logger.debug("iio-sensor-proxy: GetAll failed: \(error)") }
+        let properties = error == nil ? readProperties(message) : SensorFollower.Properties()
+        call.proxy.handle(.propertiesRead(properties, error: error, generation: call.generation))
+        return 0
+    }
+
+    private static let onClaimed: sd_bus_message_handler_t = { message, userdata, _ in
+        guard let message, let userdata else { return 0 }
+        let call = Unmanaged<Call>.fromOpaque(userdata).takeRetainedValue()
+        let error = errorName(message)
+        if let error { call.proxy.logger.warning("iio-sensor-proxy: ClaimAccelerometer failed: \(error)") }
+        call.proxy.handle(.claimed(error: error, generation: call.generation))
+        return 0
+    }
+
+    private static let onSignal: sd_bus_message_handler_t = { message, userdata, _ in
+        guard let message, let userdata else { return 0 }
+        let proxy = Unmanaged<SensorProxy>.fromOpaque(userdata).takeUnretainedValue()
+        if sd_bus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") > 0 {
+            // name, old owner, new owner: the match rule's arg0 already chose the name.
+            _ = readString(message)
+            _ = readString(message)
+            guard let owner = readString(message) else { return 0 }
+            proxy.handle(.ownerChanged(hasOwner: !owner.isEmpty))
+        } else if sd_bus_message_is_signal(message, "org.freedesktop.DBus.Properties", "PropertiesChanged") > 0 {
+            guard readString(message) == interface else { return 0 }
+            proxy.handle(.propertiesChanged(readProperties(message)))
+        }
+        return 0
+    }
+
+    // MARK: - Reading messages
+
+    /// The error's name, cut to ``maximumStringBytes``; nil when the reply is no error.
+    private static func errorName(_ message: OpaquePointer) -> String? {
+        guard sd_bus_message_is_method_error(message, nil) > 0 else { return nil }
+        guard let name = sd_bus_message_get_error(message)?.pointee.name else { return "an unnamed error" }
+        return bounded(name) ?? "an error with a long name"
+    }
+
+    /// The next `s` of the message, or nil when it is not one or is too long.
+    private static func readString(_ message: OpaquePointer) -> String? {
+        var pointer: UnsafePointer<CChar>?
+        guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &pointer) > 0, let pointer else { return nil }
+        return bounded(pointer)
+    }
+
+    private static func bounded(_ pointer: UnsafePointer<CChar>) -> String? {
+        let length = strnlen(pointer, maximumStringBytes + 1)
+        guard length <= maximumStringBytes else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+    }
+
+    /// `HasAccelerometer` and `AccelerometerOrientation` from an `a{sv}`; a value of
+    /// another type is skipped, as are the other properties.
+    private static func readProperties(_ message: OpaquePointer) -> SensorFollower.Properties {
+        var properties = SensorFollower.Properties()
+        guard sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "{sv}") > 0 else { return properties }
+        for _ in 0..<maximumProperties {
+            guard sd_bus_message_enter_container(message, CChar(UInt8(ascii: "e")), "sv") > 0 else { break }
+            let key = readString(message)
+            var type: CChar = 0
+            var contents: UnsafePointer<CChar>?
+            _ = sd_bus_message_peek_type(message, &type, &contents)
+            let signature = contents.map { String(cString: $0) } ?? ""
+            switch (key, signature) {
+            case ("HasAccelerometer", "b"):
+                _ = sd_bus_message_enter_container(message, CChar(UInt8(ascii: "v")), "b")
+                var value: CInt = 0
+                if sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &value) > 0 {
+                    properties.hasAccelerometer = value != 0
+                }
+                _ = sd_bus_message_exit_container(message)
+            case ("AccelerometerOrientation", "s"):
+                _ = sd_bus_message_enter_container(message, CChar(UInt8(ascii: "v")), "s")
+                // Too long to be an orientation: an unknown one, so undefined.
+                properties.orientation = readString(message) ?? SensorOrientation.undefined.rawValue
+                _ = sd_bus_message_exit_container(message)
+            default:
+                _ = sd_bus_message_skip(message, "v")
+            }
+            _ = sd_bus_message_exit_container(message)
+        }
+        return properties
+    }
+}
+
+/// Why there is no ``SensorProxy`` (no system bus here: a container, a test machine).
+public struct SensorProxyError: Error, CustomStringConvertible {
+    public let call: String
+    public let errno: CInt
+
+    init(_ call: String, _ errno: CInt) {
+        self.call = call
+        self.errno = errno
+    }
+
+    public var description: String { "\(call): \(String(cString: strerror(errno)))" }
+}

@@ -1,0 +1,57 @@
+import PopGestureCore
+@testable import PopGestureDaemon
+import Testing
+
+/// iio-sensor-proxy's follower without a bus: what it asks and reports for each answer.
+@Suite struct SensorFollowerTests {
+    typealias Properties = SensorFollower.Properties
+
+    @Test("present with an accelerometer: read, claim, read again, then report; changes follow")
+    func claimThenFollow() {
+        var follower = SensorFollower()
+        #expect(follower.handle(.started) == [.readProperties(generation: 0)])
+        // Before the claim the proxy says undefined: nothing is reported yet.
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "undefined"), error: nil, generation: 0))
+            == [.claim(generation: 0)])
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "left-up"))) == [], "not claimed yet")
+        #expect(follower.handle(.claimed(error: nil, generation: 0)) == [.readProperties(generation: 0)])
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0))
+            == [.report(.leftUp, state: "left-up")])
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "left-up"))) == [], "the same again is no news")
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "bottom-up"))) == [.report(.bottomUp, state: "bottom-up")])
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "face-down"))) == [.report(.undefined, state: "undefined")],
+                "an orientation it does not know counts as undefined")
+    }
+
+    @Test("absent, or without an accelerometer: reported as such, and claimed when it comes")
+    func absentThenPresent() {
+        var follower = SensorFollower()
+        _ = follower.handle(.started)
+        #expect(follower.handle(.propertiesRead(Properties(), error: "org.freedesktop.DBus.Error.ServiceUnknown", generation: 0))
+            == [.report(nil, state: "absent")])
+        #expect(follower.handle(.ownerChanged(hasOwner: true)) == [.readProperties(generation: 1)])
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: false), error: nil, generation: 1))
+            == [.report(nil, state: "no-accelerometer")])
+        #expect(follower.handle(.propertiesChanged(Properties(hasAccelerometer: true))) == [.claim(generation: 1)])
+    }
+
+    @Test("the proxy leaves mid-claim: the late reply is dropped, and it is absent")
+    func staleReplyDropped() {
+        var follower = SensorFollower()
+        _ = follower.handle(.started)
+        _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0))
+        #expect(follower.handle(.ownerChanged(hasOwner: false)) == [.report(nil, state: "absent")])
+        #expect(follower.handle(.claimed(error: nil, generation: 0)) == [])
+        #expect(!follower.claimed)
+    }
+
+    @Test("a refused claim or a lost bus: unavailable")
+    func unavailable() {
+        var follower = SensorFollower()
+        _ = follower.handle(.started)
+        _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0))
+        #expect(follower.handle(.claimed(error: "org.freedesktop.DBus.Error.AccessDenied", generation: 0))
+            == [.report(nil, state: "unavailable")])
+        #expect(follower.handle(.busLost) == [])
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import PopGestureCore
+import PopGestureInput
+@testable import PopGestureServer
+import Testing
+
+/// The shell's `rotation` and `text-direction` over a real Unix socket (issue 20): what
+/// `status` shows, who may send them, and what is left when the shell goes.
+@Suite("the screen's rotation and direction over a real socket", .serialized)
+struct ScreenTurnServerTests {
+    /// `status`'s `screen`; events before the reply (a subscriber's) are skipped.
+    static func screen(_ client: TestClient) throws -> [String: Any] {
+        var reply = try client.request(#"{"type":"status"}"#)
+        for _ in 0..<8 where reply["type"] as? String != "status" { reply = try client.readObject() }
+        return try #require(reply["screen"] as? [String: Any])
+    }
+
+    static func shell(_ running: RunningServer) throws -> TestClient {
+        let shell = try running.connect()
+        let hello = try shell.request(#"{"type":"hello","version":1,"role":"shell"}"#)
+        #expect(hello["type"] as? String == "hello")
+        return shell
+    }
+
+    @Test("the shell turns the screen 90° and says rtl: status shows both from the shell, and the touchscreen turned")
+    func shellTurnsTheScreen() async throws {
+        try await RunningServer.with { running in
+            let observer = try running.connect()
+            try observer.hello(name: "observer")
+            _ = try running.engine.sync { side in
+                Result { () throws(InputError) in
+                    try side.deviceAdded(
+                        key: 3, path: "/dev/input/event3", name: "Fixture Touchscreen", description: Fixtures.touchscreen)
+                }
+            }.get()
+            let before = try Self.screen(observer)
+            #expect(before["rotation"] as? Int == 0)
+            #expect(before["rotationSource"] as? String == "configuration")
+            #expect(before["direction"] as? String == "ltr")
+            #expect(before["directionSource"] as? String == "configuration")
+            #expect(before["sensor"] == nil, "no sensor is followed here")
+
+            #expect(try observer.request(#"{"type":"subscribe"}"#)["type"] as? String == "ok")
+            let shell = try Self.shell(running)
+            #expect(try shell.request(#"{"type":"rotation","rotation":90,"output":"DSI-1","id":1}"#)["type"] as? String == "ok")
+            // The shell's hello changed the focus first.
+            var changed = try observer.readObject()
+            if changed["type"] as? String == "focus-changed" { changed = try observer.readObject() }
+            #expect(changed["type"] as? String == "screen-changed")
+            #expect(changed["rotation"] as? Int == 90)
+            #expect(changed["rotationSource"] as? String == "shell")
+            #expect(try shell.request(#"{"type":"text-direction","direction":"rtl"}"#)["type"] as? String == "ok")
+            let after = try Self.screen(observer)
+            #expect(after["rotation"] as? Int == 90)
+            #expect(after["rotationSource"] as? String == "shell")
+            #expect(after["output"] as? String == "DSI-1")
+            #expect(after["direction"] as? String == "rtl")
+            #expect(after["directionSource"] as? String == "shell")
+            let status = try observer.request(#"{"type":"status"}"#)
+            let devices = try #require(status["devices"] as? [[String: Any]])
+            #expect(devices.first?["rotation"] as? Int == 90)
+        }
+    }
+
+    @Test("an app sending rotation or text-direction gets not-shell, and nothing changes")
+    func appIsNotShell() async throws {
+        try await RunningServer.with { running in
+            let app = try running.connect()
+            try app.hello(name: "app")
+            let rotation = try app.request(#"{"type":"rotation","rotation":180}"#)
+            #expect(rotation["type"] as? String == "error")
+            #expect(rotation["code"] as? String == "not-shell")
+            let direction = try app.request(#"{"type":"text-direction","direction":"rtl"}"#)
+            #expect(direction["code"] as? String == "not-shell")
+            let screen = try Self.screen(app)
+            #expect(screen["rotationSource"] as? String == "configuration")
+            #expect(screen["direction"] as? String == "ltr")
+        }
+    }
+
+    @Test("the shell disconnects: the sensor's rotation applies, and the configuration's direction")
+    func shellGoneFallsBack() async throws {
+        try await RunningServer.with { running in
+            let observer = try running.connect()
+            try observer.hello(name: "observer")
+            running.engine.sync { side in side.sensorChanged(.rightUp, state: "right-up") }
+            var screen = try Self.screen(observer)
+            #expect(screen["rotation"] as? Int == 270)
+            #expect(screen["rotationSource"] as? String == "sensor")
+            #expect(screen["sensor"] as? String == "right-up")
+
+            var shell: TestClient? = try Self.shell(running)
+            _ = try shell!.request(#"{"type":"rotation","rotation":90}"#)
+            _ = try shell!.request(#"{"type":"text-direction","direction":"rtl"}"#)
+            screen = try Self.screen(observer)
+            #expect(screen["rotationSource"] as? String == "shell")
+            shell = nil  // closes the connection
+            #expect(try await eventually { try Self.screen(observer)["rotationSource"] as? String == "sensor" })
+            screen = try Self.screen(observer)
+            #expect(screen["rotation"] as? Int == 270)
+            #expect(screen["output"] == nil)
+            #expect(screen["direction"] as? String == "ltr")
+            #expect(screen["directionSource"] as? String == "configuration")
+
+            running.engine.sync { side in side.sensorChanged(nil, state: "absent") }
+            screen = try Self.screen(observer)
+            #expect(screen["rotationSource"] as? String == "configuration")
+            #expect(screen["sensor"] as? String == "absent")
+        }
+    }
+}
