@@ -54,6 +54,28 @@ struct FocusedWindow: Equatable, CustomStringConvertible {
     }
 }
 
+/// How the screen is turned, as a bridge tells the daemon: degrees clockwise, 0, 90,
+/// 180 or 270, as the daemon's `rotation` setting counts them (the panel turned
+/// clockwise by that much from its native orientation), and the compositor's name for
+/// the output, when it has one.
+struct ShellRotation: Equatable, CustomStringConvertible {
+    let degrees: Int
+    let output: String?
+
+    /// Nil for degrees other than 0, 90, 180 and 270 (a flipped or odd transform has no
+    /// rotation to send). An output name past the protocol's 256 bytes is left out.
+    init?(degrees: Int, output: String?) {
+        guard [0, 90, 180, 270].contains(degrees) else { return nil }
+        self.degrees = degrees
+        self.output = output.flatMap { (1...ProtocolLimits.maximumIdentifierBytes).contains($0.utf8.count) ? $0 : nil }
+    }
+
+    /// `90° on eDP-1`.
+    var description: String {
+        "\(degrees)°" + (output.map { " on \(quotedIfNeeded($0, limit: ProtocolLimits.maximumIdentifierBytes))" } ?? "")
+    }
+}
+
 /// A window system that a bridge watches: a descriptor for `poll`, read when readable.
 protocol FocusSource {
     /// Readable when the window system has something to say.
@@ -76,6 +98,10 @@ extension FocusSource {
 enum FocusSourceEvent: Equatable {
     /// This window has focus now (`.none`: no window has).
     case focused(FocusedWindow)
+    /// The screen the touchscreens map to is turned this way now.
+    case rotated(ShellRotation)
+    /// The session's text direction is this now.
+    case textDirection(ClientRequest.Layout)
     /// The window system went away, as it does at logout: the bridge ends with 0,
     /// printing this on stderr.
     case ended(String)

@@ -53,6 +53,8 @@ struct BridgeLoop<Source: FocusSource> {
                 for event in try source.readAvailable() {
                     switch event {
                     case .focused(let window): try perform(link.focused(window))
+                    case .rotated(let rotation): try perform(link.rotated(rotation))
+                    case .textDirection(let direction): try perform(link.textDirectionChanged(direction))
                     case .ended(let message): return message
                     }
                 }

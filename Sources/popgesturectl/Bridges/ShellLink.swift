@@ -2,8 +2,9 @@ import PopGestureProtocol
 
 /// A bridge's side of its connection to popgestured, as a state machine without I/O
 /// or clock (`BridgeLoop` does both): say hello as the shell, then send the focused
-/// window whenever it changes; when the daemon goes away, connect again after a
-/// backoff and send the current window right after the new hello. The daemon answers
+/// window, the screen's rotation and the session's text direction whenever they change;
+/// when the daemon goes away, connect again after a backoff and send all three, as far
+/// as the source has said them, right after the new hello. The daemon answers
 /// each request at once; an error reply (to a `focused-window` or anything else) is
 /// logged, and nothing is sent again for it.
 ///
@@ -46,6 +47,14 @@ struct ShellLink {
     private(set) var state = State.disconnected
     /// The window with focus, once the source has said; nil before.
     private(set) var window: FocusedWindow?
+    /// The screen's rotation, once the source has said; nil before (and from a source
+    /// that never says: the daemon then keeps its own).
+    private(set) var rotation: ShellRotation?
+    /// The session's text direction, once the source has said; nil before.
+    private(set) var textDirection: ClientRequest.Layout?
+    /// What was sent on this connection; nil: nothing yet.
+    private var sentRotation: ShellRotation?
+    private var sentTextDirection: ClientRequest.Layout?
     /// How long the next `.retry` waits.
     private(set) var retryDelay = initialRetryDelay
     private var nextID: Int64 = 1
@@ -58,6 +67,8 @@ struct ShellLink {
     /// The connection is made: say hello as the shell.
     mutating func connected() -> [Action] {
         state = .greeting
+        sentRotation = nil
+        sentTextDirection = nil
         let id = takeID()
         helloID = id
         return [.send(encode(.hello(versions: ProtocolVersion.supported, name: name, role: .shell), id: id))]
@@ -89,7 +100,7 @@ struct ShellLink {
             // After a logged problem, the journal says that it is over.
             let note = "connected to popgestured as the shell"
             defer { outage = nil }
-            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow()
+            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow() + sendRotation() + sendTextDirection()
         case .error(let error) where answersHello && state == .greeting:
             if error.code == .shellTaken {
                 state = .disconnected
@@ -109,6 +120,37 @@ struct ShellLink {
         self.window = window
         let connected: Bool = if case .ready = state { true } else { false }
         return [.verbose("focus: \(window)" + (connected ? "" : " (popgestured not connected)"))] + sendWindow()
+    }
+
+    /// The source says the screen is turned this way now.
+    mutating func rotated(_ rotation: ShellRotation) -> [Action] {
+        guard rotation != self.rotation else { return [] }
+        self.rotation = rotation
+        return [.verbose("rotation: \(rotation)" + (isReady ? "" : " (popgestured not connected)"))] + sendRotation()
+    }
+
+    /// The source says the session's text direction is this now.
+    mutating func textDirectionChanged(_ direction: ClientRequest.Layout) -> [Action] {
+        guard direction != textDirection else { return [] }
+        textDirection = direction
+        return [.verbose("text direction: \(direction.rawValue)" + (isReady ? "" : " (popgestured not connected)"))]
+            + sendTextDirection()
+    }
+
+    private var isReady: Bool { if case .ready = state { true } else { false } }
+
+    /// `rotation` with the current rotation, when ready and not what was sent last.
+    private mutating func sendRotation() -> [Action] {
+        guard isReady, let rotation, rotation != sentRotation else { return [] }
+        sentRotation = rotation
+        return [.send(encode(.rotation(degrees: Int64(rotation.degrees), output: rotation.output), id: takeID()))]
+    }
+
+    /// `text-direction` with the current direction, when ready and not what was sent last.
+    private mutating func sendTextDirection() -> [Action] {
+        guard isReady, let textDirection, textDirection != sentTextDirection else { return [] }
+        sentTextDirection = textDirection
+        return [.send(encode(.textDirection(textDirection), id: takeID()))]
     }
 
     /// `focused-window` with the current window, when ready and it is not what was sent last.
