@@ -147,7 +147,7 @@ let package = Package(
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb",
+                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

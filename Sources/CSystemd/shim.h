@@ -1,2 +1,3 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-login.h>
+#include <systemd/sd-bus.h>

@@ -17,7 +17,7 @@ struct Bridge: ParsableCommand {
             only one at a time. `bridge auto` runs the one that fits the session, or \
             exits with 3 when none does. See docs/BRIDGES.md.
             """,
-        subcommands: [AutoBridge.self, SwayBridge.self, X11Bridge.self])
+        subcommands: [AutoBridge.self, SwayBridge.self, X11Bridge.self, KDEBridge.self, GNOMEBridge.self])
 }
 
 /// The options every bridge takes.
