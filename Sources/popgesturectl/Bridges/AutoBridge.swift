@@ -12,9 +12,9 @@ struct AutoBridge: ParsableCommand {
         discussion: """
             Reads the session from the environment: SWAYSOCK set is sway (bridge sway); \
             an X11 session (XDG_SESSION_TYPE=x11, or DISPLAY set without WAYLAND_DISPLAY) \
-            is bridge x11. GNOME, KDE Plasma and Phosh on Wayland, and other Wayland \
-            compositors, have no bridge yet: it says so, naming what it saw, and exits \
-            with 3. The user unit popgesturectl-bridge.service runs it in every \
+            is bridge x11. On Wayland, XDG_CURRENT_DESKTOP naming KDE is bridge kde, \
+            naming GNOME (not Phosh) bridge gnome. Phosh and other Wayland compositors \
+            have no bridge yet: it says so, naming what it saw, and exits with 3. The user unit popgesturectl-bridge.service runs it in every \
             graphical session. An empty variable counts as unset. See docs/BRIDGES.md.
             """)
 
@@ -33,6 +33,12 @@ struct AutoBridge: ParsableCommand {
         case .x11(let display):
             standardError("\(Self.name): \(message)")
             try X11Bridge.run(display: display, options: options)
+        case .kde:
+            standardError("\(Self.name): \(message)")
+            try KDEBridge.run(script: nil, options: options)
+        case .gnome:
+            standardError("\(Self.name): \(message)")
+            try GNOMEBridge.run(options: options)
         case .none:
             throw CtlFailure("bridge auto: \(message)", exitCode: .noBridge)
         }
@@ -81,6 +87,10 @@ struct SessionEnvironment: Equatable, CustomStringConvertible {
 enum BridgeChoice: Equatable {
     case sway(socket: String)
     case x11(display: String)
+    /// KDE Plasma's KWin on Wayland, through its script.
+    case kde
+    /// GNOME Shell on Wayland, through its extension.
+    case gnome
     /// No bridge fits: nothing to do.
     case none
 }
@@ -92,11 +102,11 @@ struct AutoBridgeDecision: Equatable {
 }
 
 extension AutoBridge {
-    /// Desktops with a compositor of their own and no bridge yet (issue 20), by the name
-    /// they give in `XDG_CURRENT_DESKTOP`, and the name a message shows. Phosh comes
-    /// first: its sessions say `Phosh:GNOME`.
-    static let desktopsWithoutBridge: [(name: String, shown: String)] = [
-        ("Phosh", "Phosh"), ("GNOME", "GNOME"), ("KDE", "KDE Plasma"),
+    /// Desktops with a compositor of their own, by the name they give in
+    /// `XDG_CURRENT_DESKTOP`, the name a message shows, and their bridge (nil: none yet).
+    /// Phosh comes first: its sessions say `Phosh:GNOME`, and phoc is not GNOME Shell.
+    static let desktops: [(name: String, shown: String, bridge: BridgeChoice?)] = [
+        ("Phosh", "Phosh", nil), ("GNOME", "GNOME", .gnome), ("KDE", "KDE Plasma", .kde),
     ]
 
     /// The bridge for `session`, from its environment alone:
@@ -104,9 +114,12 @@ extension AutoBridge {
     /// 2. An X11 session (`XDG_SESSION_TYPE=x11`, or `DISPLAY` set and neither
     ///    `WAYLAND_DISPLAY` nor `XDG_SESSION_TYPE=wayland`): the X11 bridge, which follows
     ///    any EWMH window manager (GNOME's and KDE's on Xorg too). Without `DISPLAY`, none.
-    /// 3. A Wayland session: none yet, naming the desktop (GNOME, KDE Plasma, Phosh,
-    ///    or what `XDG_CURRENT_DESKTOP` says): only sway's has a bridge. Under Wayland the
-    ///    X11 bridge would see Xwayland's windows only.
+    /// 3. A Wayland session of KDE Plasma (`XDG_CURRENT_DESKTOP` names KDE): bridge kde;
+    ///    of GNOME (names GNOME, and not Phosh): bridge gnome. Whether KWin or GNOME Shell
+    ///    is on the session bus, the bridge checks: not there, it ends with 2 and the unit
+    ///    tries again. Another Wayland session: none yet, naming the desktop (Phosh, or
+    ///    what `XDG_CURRENT_DESKTOP` says). Under Wayland the X11 bridge would see
+    ///    Xwayland's windows only.
     /// 4. Nothing graphical: none.
     static func choose(_ session: SessionEnvironment) -> AutoBridgeDecision {
         let seeBridges = "see docs/BRIDGES.md"
@@ -132,7 +145,11 @@ extension AutoBridge {
                     + "run it in the session, or start popgesturectl-bridge.service from it; \(seeBridges)")
         }
         let desktops = session.desktops
-        let known = desktopsWithoutBridge.first { known in desktops.contains { $0.equalsIgnoringCase(known.name) } }
+        let known = Self.desktops.first { known in desktops.contains { $0.equalsIgnoringCase(known.name) } }
+        if let known, let bridge = known.bridge {
+            return AutoBridgeDecision(
+                choice: bridge, reason: "XDG_CURRENT_DESKTOP names \(known.name) on Wayland: running bridge \(bridge)")
+        }
         if known == nil, desktops.contains(where: { $0.equalsIgnoringCase("sway") }) {
             return AutoBridgeDecision(
                 choice: .none,

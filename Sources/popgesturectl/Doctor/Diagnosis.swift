@@ -401,7 +401,7 @@ struct Diagnosis {
     private var bridgeFix: String {
         let decision = AutoBridge.choose(SessionEnvironment(environment))
         switch decision.choice {
-        case .sway, .x11:
+        case .sway, .x11, .kde, .gnome:
             return "systemctl --user start popgesturectl-bridge.service (the package enables it for every graphical session; "
                 + "it runs popgesturectl bridge auto: \(decision.reason); docs/BRIDGES.md)"
         case .none:
