@@ -172,4 +172,23 @@ struct GNOMEBridgeTests {
         #expect(bridge.process.terminationStatus == 0, "\(bridge.err)")
         #expect(bridge.err.contains("GNOME Shell left the session bus; done"), "\(bridge.err)")
     }
+
+    @Test("extensions switched off: the bridge says what to do; a second bridge ends with 2, the name being taken",
+          .timeLimit(.minutes(2)))
+    func extensionsSwitchedOff() throws {
+        let bus = try DesktopSession.Bus()
+        _ = try Shell(bus: bus)
+        try bus.call("org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties.Set",
+                     ["org.gnome.Shell.Extensions", "UserExtensionsEnabled", "<false>"])
+        let bridge = try Background(["bridge", "gnome", "--socket", "/nonexistent/x.sock"],
+                                    in: bus.directory, name: "bridge", environment: bus.environment)
+        #expect(bridge.waitForError(seconds: 15) { $0.contains("extensions are switched off in this session") }, "\(bridge.err)")
+        #expect(bridge.process.isRunning, "it waits for the extension: \(bridge.err)")
+
+        let second = try Background(["bridge", "gnome", "--socket", "/nonexistent/x.sock"],
+                                    in: bus.directory, name: "second", environment: bus.environment)
+        PopGestureCtlDaemonTests.waitForExit(second.process, seconds: 15)
+        #expect(second.process.terminationStatus == 2)
+        #expect(second.err.contains("another process owns org.popgestured.Bridge on the session bus"), "\(second.err)")
+    }
 }

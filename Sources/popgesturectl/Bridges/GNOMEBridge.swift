@@ -43,6 +43,15 @@ struct GNOMEBridge: ParsableCommand {
         } catch {
             standardError("\(name): cannot enable the extension \(uuid) (\(error)): \(howTo); waiting for it")
         }
+        // Switched off, GNOME Shell runs no extension from enabled-extensions, yet EnableExtension says true.
+        let switched = try? source.bus.call(
+            "org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties", "Get",
+            ["org.gnome.Shell.Extensions", "UserExtensionsEnabled"]).first
+        if switched == .bool(false) {
+            standardError("\(name): extensions are switched off in this session (the Extensions app's switch, "
+                + "org.gnome.shell disable-user-extensions), so the extension \(uuid) does not run: "
+                + "switch them on (gnome-extensions enable runs nothing while they are off); waiting for it")
+        }
         try Bridge.run(source, name: name, options: options)
     }
 }

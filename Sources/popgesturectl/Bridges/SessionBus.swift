@@ -175,10 +175,8 @@ final class SessionBus {
         while values.count < maximumArguments, sd_bus_message_peek_type(message, &type, &contents) > 0 {
             switch UInt8(bitPattern: type) {
             case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"):
-                var pointer: UnsafePointer<CChar>?
-                guard sd_bus_message_read_basic(message, type, &pointer) >= 0, let pointer else { return values }
-                let length = strnlen(pointer, maximumValueBytes + 1)
-                values.append(length > maximumValueBytes ? .tooLong : .string(String(cString: pointer)))
+                guard let value = readString(message, UInt8(bitPattern: type)) else { return values }
+                values.append(value)
             case UInt8(ascii: "a") where contents.map({ String(cString: $0) }) == "y":
                 var pointer: UnsafeRawPointer?
                 var size = 0
@@ -188,6 +186,13 @@ final class SessionBus {
                 } else {
                     values.append(.bytes(pointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []))
                 }
+            case UInt8(ascii: "v"):
+                // A variant holding one basic value (a property's): read as that value.
+                guard let inner = contents, sd_bus_message_enter_container(message, type, inner) >= 0 else { return values }
+                let held = readNumber(message, UInt8(bitPattern: inner[0])) ?? readString(message, UInt8(bitPattern: inner[0]))
+                if held == nil, sd_bus_message_skip(message, nil) < 0 { return values }
+                guard sd_bus_message_exit_container(message) >= 0 else { return values }
+                values.append(held ?? .other)
             case let code:
                 guard let value = readNumber(message, code) else {
                     guard sd_bus_message_skip(message, nil) >= 0 else { return values }
@@ -198,6 +203,15 @@ final class SessionBus {
             }
         }
         return values
+    }
+
+    /// A string, object path or signature of type `code`, read, bounded by
+    /// `maximumValueBytes`; nil (nothing read) for another type.
+    private static func readString(_ message: OpaquePointer, _ code: UInt8) -> DBusValue? {
+        guard [UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g")].contains(code) else { return nil }
+        var pointer: UnsafePointer<CChar>?
+        guard sd_bus_message_read_basic(message, CChar(bitPattern: code), &pointer) >= 0, let pointer else { return nil }
+        return strnlen(pointer, maximumValueBytes + 1) > maximumValueBytes ? .tooLong : .string(String(cString: pointer))
     }
 
     /// A number or boolean of type `code`, read; nil (nothing read) for another type.
