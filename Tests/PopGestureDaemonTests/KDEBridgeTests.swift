@@ -108,6 +108,24 @@ struct KDEBridgeTests {
         #expect(bridge.err.contains("KWin left the session bus; done"), "\(bridge.err)")
     }
 
+    @Test("with the real daemon: its status follows KWin's active window, as the shell's word", .timeLimit(.minutes(2)))
+    func realDaemon() throws {
+        try DesktopSession.requireGTK()
+        let bus = try DesktopSession.Bus()
+        let kwin = try KWin(bus: bus)
+        let daemon = try PopGestureCtlDaemonTests.Daemon()
+        let bridge = try Background(["bridge", "kde", "--script", Self.script, "--socket", daemon.socket],
+                                    in: bus.directory, name: "bridge", environment: bus.environment)
+        let one = try DesktopSession.window("test.popgestured.one", on: bus, display: kwin.display)
+        _ = SwayBridgeTests.waitForFocus(daemon, app: "test.popgestured.one", pid: one.processIdentifier)
+        let two = try DesktopSession.window("test.popgestured.two", on: bus, display: kwin.display)
+        _ = SwayBridgeTests.waitForFocus(daemon, app: "test.popgestured.two", pid: two.processIdentifier)
+        try kwin.activate("test.popgestured.one")
+        let focus = SwayBridgeTests.waitForFocus(daemon, app: "test.popgestured.one", pid: one.processIdentifier)
+        #expect(focus != nil, "\(bridge.err)\n\(daemon.log)")
+        #expect(bridge.process.isRunning, "\(bridge.err)")
+    }
+
     @Test("no KWin on the session bus: exit 2, saying so")
     func noKWin() throws {
         let bus = try DesktopSession.Bus()

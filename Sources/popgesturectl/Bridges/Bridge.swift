@@ -10,9 +10,9 @@ struct Bridge: ParsableCommand {
         discussion: """
             A bridge connects to popgestured with hello's "role":"shell" and sends \
             focused-window (the window's app id and pid) at every focus change, so that \
-            only the focused app's navigators get backs. When popgestured restarts, the \
-            bridge connects again (after 0.5 s, doubling up to 5 s) and sends the focused \
-            window at once. It ends with 0 when the window system does, or on Ctrl-C. \
+            only the focused app's navigators get backs; where the desktop says them, also \
+            rotation and text-direction. When popgestured restarts, the bridge connects \
+            again (after 0.5 s, doubling up to 5 s) and sends them at once. It ends with 0 when the window system does, or on Ctrl-C. \
             Only root, the daemon's user and a seat's active user may be the shell, and \
             only one at a time. `bridge auto` runs the one that fits the session, or \
             exits with 3 when none does. See docs/BRIDGES.md.
