@@ -11,8 +11,10 @@ import SystemPackage
 /// What the KDE and GNOME bridges' tests share: a session bus of their own, GTK windows
 /// with known app ids, and a stand-in daemon that records what the bridge sends.
 enum DesktopSession {
-    /// A private session bus (`dbus-daemon --session`, as `dbus-run-session` starts one),
-    /// in a directory that is also the session's HOME and XDG_RUNTIME_DIR.
+    /// A private session bus (a `dbus-daemon` of the session's kind, as `dbus-run-session`
+    /// starts one), in a directory that is also the session's HOME and XDG_RUNTIME_DIR.
+    /// It activates no services: nothing of the host's session (the accessibility bus,
+    /// evolution's calendar) starts, or outlives the test.
     final class Bus {
         let directory: URL
         let address: String
@@ -20,13 +22,30 @@ enum DesktopSession {
         private var children: [Process] = []
 
         init() throws {
+            try DesktopSession.require("/usr/bin/python3", package: "python3")
             directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("popgestured-desktop-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
             let path = directory.appendingPathComponent("bus").path
             address = "unix:path=\(path)"
-            daemon.executableURL = URL(fileURLWithPath: try PopGestureCtlDaemonTests.tool("dbus-daemon", package: "dbus"))
-            daemon.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(address)"]
+            let configuration = directory.appendingPathComponent("bus.conf")
+            try Data("""
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <type>session</type>
+                  <listen>\(address)</listen>
+                  <auth>EXTERNAL</auth>
+                  <policy context="default">
+                    <allow send_destination="*" eavesdrop="true"/>
+                    <allow eavesdrop="true"/>
+                    <allow own="*"/>
+                  </policy>
+                </busconfig>
+                """.utf8).write(to: configuration)
+            Self.unblockingSignals(daemon, try PopGestureCtlDaemonTests.tool("dbus-daemon", package: "dbus"),
+                                   ["--config-file=\(configuration.path)", "--nofork", "--nopidfile"])
+            daemon.environment = environment
             daemon.standardInput = FileHandle.nullDevice
             daemon.standardOutput = try log("dbus-daemon")
             daemon.standardError = daemon.standardOutput
@@ -48,8 +67,7 @@ enum DesktopSession {
         @discardableResult
         func start(_ executable: String, _ arguments: [String], name: String, environment extra: [String: String] = [:]) throws -> Process {
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+            Self.unblockingSignals(process, executable, arguments)
             process.environment = environment.merging(extra) { $1 }
             process.currentDirectoryURL = directory
             process.standardInput = FileHandle.nullDevice
@@ -60,12 +78,24 @@ enum DesktopSession {
             return process
         }
 
+        /// Runs `executable` with no signal blocked. The test runner blocks signals for its
+        /// children, SIGCHLD among them, and dbus-daemon and GLib's child watches wait for
+        /// SIGCHLD: with it blocked they hang. Python's `pthread_sigmask` clears the mask
+        /// before the exec.
+        static func unblockingSignals(_ process: Process, _ executable: String, _ arguments: [String]) {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [
+                "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])",
+                executable,
+            ] + arguments
+        }
+
         /// `gdbus call` on this bus; throws with gdbus's words when the call fails.
         @discardableResult
         func call(_ destination: String, _ path: String, _ method: String, _ arguments: [String] = []) throws -> String {
             let run = Process()
             run.executableURL = URL(fileURLWithPath: try PopGestureCtlDaemonTests.tool("gdbus", package: "libglib2.0-bin"))
-            run.arguments = ["call", "--session", "--dest", destination, "--object-path", path, "--method", method] + arguments
+            run.arguments = ["call", "--session", "--timeout", "10", "--dest", destination, "--object-path", path, "--method", method] + arguments
             run.environment = environment
             let out = Pipe()
             run.standardOutput = out
@@ -115,7 +145,7 @@ enum DesktopSession {
             app.run([])
             """
         return try bus.start(python, ["-c", script, appID], name: "window-\(appID)", environment: [
-            "WAYLAND_DISPLAY": display, "GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo",
+            "WAYLAND_DISPLAY": display, "GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1",
         ])
     }
 
@@ -139,25 +169,31 @@ enum DesktopSession {
     /// A stand-in popgestured: answers the shell's hello as the daemon does and records
     /// every request after it, in order. The real daemon refuses `rotation` until its side
     /// of issue 20 lands, and its `status` shows the focus but not the requests' order.
-    final class Recorder: @unchecked Sendable {
+    final class Recorder {
         let path: String
-        private let listener: FileDescriptor
-        private let lock = NSLock()
-        private var received: [ClientRequest] = []
-        private var thread: Thread?
+        private let state = State()
+
+        /// What the serving thread shares with the test; the thread holds it, not the
+        /// recorder, so the recorder may go while the thread still reads.
+        final class State: @unchecked Sendable {
+            let lock = NSLock()
+            var received: [ClientRequest] = []
+            /// The listening socket and the connection being read, for the recorder to shut down.
+            var listener: Int32 = -1
+            var peer: Int32 = -1
+        }
 
         init(in directory: URL) throws {
             path = directory.appendingPathComponent("recorder.sock").path
-            listener = try FileDescriptor.unixStreamSocket()
+            let listener = try FileDescriptor.unixStreamSocket()
             try listener.bind(to: UnixSocketAddress(path: path))
             guard listen(listener.rawValue, 4) == 0 else { throw Failed("listen: \(Errno(rawValue: errno))") }
-            let thread = Thread { [unowned self] in serve() }
-            self.thread = thread
-            thread.start()
+            state.listener = listener.rawValue
+            Thread { [state] in Self.serve(state) }.start()
         }
 
         /// The requests after hello, in the order the bridge sent them.
-        var requests: [ClientRequest] { lock.withLock { received } }
+        var requests: [ClientRequest] { state.lock.withLock { state.received } }
 
         /// The focused-window requests, in order, as (app, pid).
         var focusLines: [(app: String?, pid: Int64?)] {
@@ -176,10 +212,13 @@ enum DesktopSession {
             }
         }
 
-        private func serve() {
+        /// Accepts one connection at a time; closes each descriptor itself, so that none is
+        /// used after it was closed (and its number given to another test's socket).
+        private static func serve(_ state: State) {
             while true {
-                let peer = accept(listener.rawValue, nil, nil)
-                guard peer >= 0 else { return }  // the listener closed: the test is over
+                let peer = accept(state.listener, nil, nil)
+                guard peer >= 0 else { break }  // shut down: the test is over
+                state.lock.withLock { state.peer = peer }
                 var pending: [UInt8] = []
                 var chunk = [UInt8](repeating: 0, count: 4096)
                 while true {
@@ -191,20 +230,24 @@ enum DesktopSession {
                         pending.removeSubrange(...newline)
                         guard let request = try? RequestCodec.decode(line) else { continue }
                         if case .hello = request.request {
-                            let reply = MessageCodec.encode(.hello(version: 1, server: "recorder", client: 1), id: request.id) + "\n"
-                            _ = reply.utf8CString.withUnsafeBufferPointer { write(peer, $0.baseAddress, reply.utf8.count) }
+                            let reply = Array((MessageCodec.encode(.hello(version: 1, server: "recorder", client: 1), id: request.id) + "\n").utf8)
+                            _ = write(peer, reply, reply.count)
                         } else {
-                            lock.withLock { received.append(request.request) }
+                            state.lock.withLock { state.received.append(request.request) }
                         }
                     }
                 }
+                state.lock.withLock { state.peer = -1 }
                 close(peer)
             }
+            close(state.listener)
         }
 
         deinit {
-            shutdown(listener.rawValue, Int32(SHUT_RDWR))
-            try? listener.close()
+            state.lock.withLock {
+                shutdown(state.listener, Int32(SHUT_RDWR))
+                if state.peer >= 0 { shutdown(state.peer, Int32(SHUT_RDWR)) }
+            }
         }
     }
 

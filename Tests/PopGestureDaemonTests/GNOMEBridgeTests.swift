@@ -177,7 +177,8 @@ struct GNOMEBridgeTests {
           .timeLimit(.minutes(2)))
     func extensionsSwitchedOff() throws {
         let bus = try DesktopSession.Bus()
-        _ = try Shell(bus: bus)
+        let shell = try Shell(bus: bus)  // held to the end: its stand-in system bus goes with it
+        defer { withExtendedLifetime(shell) {} }
         try bus.call("org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties.Set",
                      ["org.gnome.Shell.Extensions", "UserExtensionsEnabled", "<false>"])
         let bridge = try Background(["bridge", "gnome", "--socket", "/nonexistent/x.sock"],
