@@ -46,6 +46,10 @@ final class DesktopBusSource: FocusSource {
 
     var descriptor: FileDescriptor { bus.descriptor }
 
+    /// The compositor's first calls may come while the bridge waits for KWin's or GNOME
+    /// Shell's answer at start (the script runs as it loads); sd-bus then holds them.
+    var hasBufferedEvents: Bool { bus.mayHoldMessages }
+
     /// What the calls that came together said. Of their focus changes only the last
     /// counts: KWin reports no window between two windows when focus moves.
     func readAvailable() throws -> [FocusSourceEvent] {

@@ -14,6 +14,9 @@ final class SessionBus {
     private var introspection = ""
     /// Handles a signal that a match let through.
     private var onSignal: ((DBusSignal) -> Void)?
+    /// True after a `call`: while sd-bus waited for its reply it may have read other
+    /// messages into its own queue, where `poll` on `descriptor` cannot see them.
+    private(set) var mayHoldMessages = false
 
     /// The most arguments a served call or a watched signal is read for; the rest are left
     /// unread (what the bridges take has at most 2).
@@ -78,6 +81,7 @@ final class SessionBus {
     /// Handles what has arrived, each call and signal through its handler; returns when
     /// nothing is left. Throws when the bus connection ended.
     func process() throws(DBusError) {
+        mayHoldMessages = false
         while true {
             let result = sd_bus_process(bus, nil)
             if result < 0 { throw DBusError(errno: -result, "the session bus connection ended") }
@@ -103,6 +107,7 @@ final class SessionBus {
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer?
+        mayHoldMessages = true
         result = sd_bus_call(bus, message, 5_000_000, &error, &reply)
         guard result >= 0, let reply else {
             let name = error.name.map { String(cString: $0) } ?? "errno \(-result)"
