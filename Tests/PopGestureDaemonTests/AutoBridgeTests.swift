@@ -107,15 +107,16 @@ import Testing
     @Test("no bridge fits: the message names the session, exit 3, nothing on stdout")
     func noneFits() throws {
         let environment = Self.noSession.merging(
-            ["XDG_CURRENT_DESKTOP": "Phosh:GNOME", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0"]
+            ["XDG_CURRENT_DESKTOP": "sway", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0"]
         ) { $1 }
         let result = try PopGestureCtlCommandTests.run(["bridge", "auto", "--socket", "/nonexistent/popgestured.sock"],
                                                        environment: environment)
         #expect(result.status == ExitStatus.noBridge.rawValue)
         #expect(result.status == 3)
         #expect(result.err == """
-            popgesturectl: bridge auto: no focus bridge for Phosh yet: apps report their own focus; see docs/BRIDGES.md \
-            (the session: XDG_CURRENT_DESKTOP=Phosh:GNOME, XDG_SESSION_TYPE=wayland, WAYLAND_DISPLAY=wayland-0, SWAYSOCK unset, \
+            popgesturectl: bridge auto: sway's session without SWAYSOCK: sway has not given it to systemd \
+            (systemctl --user import-environment SWAYSOCK); see docs/BRIDGES.md \
+            (the session: XDG_CURRENT_DESKTOP=sway, XDG_SESSION_TYPE=wayland, WAYLAND_DISPLAY=wayland-0, SWAYSOCK unset, \
             DISPLAY=:0)
 
             """)

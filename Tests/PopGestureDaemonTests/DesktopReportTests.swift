@@ -62,10 +62,10 @@ import Testing
     }
 
     @Test("wl_output transforms 0 to 3 are 0°, 90°, 180° and 270° clockwise; flipped ones are refused",
-          arguments: [(0, 0), (1, 90), (2, 180), (3, 270)])
-    func transforms(transform: Int64, degrees: Int) throws {
+          arguments: [(0, 0), (1, 90), (2, 180), (3, 270)] as [(Int64, Int64)])
+    func transforms(transform: Int64, degrees: Int64) throws {
         let event = try Self.read(Self.call("OutputTransform", [.integer(transform), .string("eDP-1")])).get()
-        #expect(event == .rotated(try #require(ShellRotation(degrees: degrees, output: "eDP-1"))))
+        #expect(event == .rotated(try #require(OutputRotation(degrees: degrees, output: "eDP-1"))))
     }
 
     @Test("a flipped or unknown transform turns nothing: refused", arguments: [4, 5, 6, 7, 8, -1] as [Int64])

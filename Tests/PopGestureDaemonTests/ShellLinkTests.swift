@@ -128,7 +128,7 @@ import PopGestureProtocol
     func rotationAfterHello() throws {
         var link = ShellLink(name: "b")
         let hello = try Self.request(link.connected()[0])
-        let turned = try #require(ShellRotation(degrees: 90, output: "eDP-1"))
+        let turned = try #require(OutputRotation(degrees: 90, output: "eDP-1"))
         #expect(try Self.sends(link.rotated(turned)).isEmpty, "nothing goes out before the reply")
         _ = link.focused(Self.one)
         _ = link.textDirectionChanged(.rightToLeft)
@@ -138,7 +138,7 @@ import PopGestureProtocol
         ])
         #expect(try Self.sends(link.rotated(turned)).isEmpty)
         #expect(try Self.sends(link.textDirectionChanged(.rightToLeft)).isEmpty)
-        let back = try #require(ShellRotation(degrees: 0, output: "eDP-1"))
+        let back = try #require(OutputRotation(degrees: 0, output: "eDP-1"))
         #expect(try Self.sends(link.rotated(back)) == [.rotation(degrees: 0, output: "eDP-1")])
     }
 
@@ -146,7 +146,7 @@ import PopGestureProtocol
     func rotationResentAfterReconnect() throws {
         var link = try Self.ready()
         _ = link.focused(Self.two)
-        _ = link.rotated(try #require(ShellRotation(degrees: 270, output: nil)))
+        _ = link.rotated(try #require(OutputRotation(degrees: 270, output: nil)))
         _ = link.closed()
         let hello = try Self.request(link.connected()[0])
         #expect(try Self.sends(link.received(Self.helloReply(hello.id))) == [
@@ -156,9 +156,9 @@ import PopGestureProtocol
 
     @Test("a rotation other than a quarter turn, or an output name past 256 bytes, is not taken as said")
     func rotationBounds() {
-        #expect(ShellRotation(degrees: 45, output: "eDP-1") == nil)
-        #expect(ShellRotation(degrees: -90, output: nil) == nil)
-        #expect(ShellRotation(degrees: 180, output: String(repeating: "x", count: 257))?.output == nil)
-        #expect(ShellRotation(degrees: 180, output: "DSI-1")?.description == "180° on DSI-1")
+        #expect(OutputRotation(degrees: 45, output: "eDP-1") == nil)
+        #expect(OutputRotation(degrees: -90, output: nil) == nil)
+        #expect(OutputRotation(degrees: 180, output: String(repeating: "x", count: 257))?.output == nil)
+        #expect(OutputRotation(degrees: 180, output: "DSI-1")?.description == "180° on DSI-1")
     }
 }

@@ -54,25 +54,25 @@ struct FocusedWindow: Equatable, CustomStringConvertible {
     }
 }
 
-/// How the screen is turned, as a bridge tells the daemon: degrees clockwise, 0, 90,
-/// 180 or 270, as the daemon's `rotation` setting counts them (the panel turned
-/// clockwise by that much from its native orientation), and the compositor's name for
-/// the output, when it has one.
-struct ShellRotation: Equatable, CustomStringConvertible {
-    let degrees: Int
-    let output: String?
+/// How the screen that touch maps to is turned, as a bridge tells the daemon (`rotation`):
+/// `degrees` clockwise, 0, 90, 180 or 270, as the daemon's `rotation` setting counts
+/// them; `output` is the compositor's name for the screen, nil when unknown.
+/// (The same type as bridge wlroots', issue 20: keep one when merging.)
+struct OutputRotation: Equatable, CustomStringConvertible {
+    var degrees: Int64
+    var output: String?
 
-    /// Nil for degrees other than 0, 90, 180 and 270 (a flipped or odd transform has no
-    /// rotation to send). An output name past the protocol's 256 bytes is left out.
-    init?(degrees: Int, output: String?) {
+    /// Keeps only what the protocol takes: a name of at most 256 bytes
+    /// (`ProtocolLimits.maximumIdentifierBytes`), else unknown; `degrees` is one of the four.
+    init?(degrees: Int64, output: String?) {
         guard [0, 90, 180, 270].contains(degrees) else { return nil }
         self.degrees = degrees
         self.output = output.flatMap { (1...ProtocolLimits.maximumIdentifierBytes).contains($0.utf8.count) ? $0 : nil }
     }
 
-    /// `90° on eDP-1`.
+    /// `90° on DSI-1`; a name with odd characters is quoted.
     var description: String {
-        "\(degrees)°" + (output.map { " on \(quotedIfNeeded($0, limit: ProtocolLimits.maximumIdentifierBytes))" } ?? "")
+        "\(degrees)° on " + (output.map { quotedIfNeeded($0, limit: ProtocolLimits.maximumIdentifierBytes) } ?? "an unnamed output")
     }
 }
 
@@ -99,7 +99,7 @@ enum FocusSourceEvent: Equatable {
     /// This window has focus now (`.none`: no window has).
     case focused(FocusedWindow)
     /// The screen the touchscreens map to is turned this way now.
-    case rotated(ShellRotation)
+    case rotated(OutputRotation)
     /// The session's text direction is this now.
     case textDirection(ClientRequest.Layout)
     /// The window system went away, as it does at logout: the bridge ends with 0,

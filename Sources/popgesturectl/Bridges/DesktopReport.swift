@@ -62,7 +62,7 @@ enum DesktopReport {
                 return .failure(invalid("OutputTransform takes a transform (integer) and an output name (string)", call))
             }
             guard let degrees = clockwiseDegrees(wlOutputTransform: transform),
-                  let rotation = ShellRotation(degrees: degrees, output: output.isEmpty ? nil : output)
+                  let rotation = OutputRotation(degrees: degrees, output: output.isEmpty ? nil : output)
             else {
                 return .failure(DBusError(
                     name: invalidArgs, message: "transform \(transform) is flipped or unknown: only 0 to 3 turn the screen"))
@@ -88,8 +88,8 @@ enum DesktopReport {
     /// panel turned 90° clockwise needs: mutter applies it when iio-sensor-proxy says
     /// `left-up` (`meta_monitor_transform_from_orientation`), the left edge up, and that is
     /// the daemon's `rotation = 90` (the panel's top-left corner at the screen's top-right).
-    static func clockwiseDegrees(wlOutputTransform transform: Int64) -> Int? {
-        (0...3).contains(transform) ? Int(transform) * 90 : nil
+    static func clockwiseDegrees(wlOutputTransform transform: Int64) -> Int64? {
+        (0...3).contains(transform) ? transform * 90 : nil
     }
 
     /// A string, or UTF-8 bytes (KWin 5 hands `resourceClass` over as a byte array);

@@ -49,11 +49,11 @@ struct ShellLink {
     private(set) var window: FocusedWindow?
     /// The screen's rotation, once the source has said; nil before (and from a source
     /// that never says: the daemon then keeps its own).
-    private(set) var rotation: ShellRotation?
+    private(set) var rotation: OutputRotation?
     /// The session's text direction, once the source has said; nil before.
     private(set) var textDirection: ClientRequest.Layout?
     /// What was sent on this connection; nil: nothing yet.
-    private var sentRotation: ShellRotation?
+    private var sentRotation: OutputRotation?
     private var sentTextDirection: ClientRequest.Layout?
     /// How long the next `.retry` waits.
     private(set) var retryDelay = initialRetryDelay
@@ -123,7 +123,7 @@ struct ShellLink {
     }
 
     /// The source says the screen is turned this way now.
-    mutating func rotated(_ rotation: ShellRotation) -> [Action] {
+    mutating func rotated(_ rotation: OutputRotation) -> [Action] {
         guard rotation != self.rotation else { return [] }
         self.rotation = rotation
         return [.verbose("rotation: \(rotation)" + (isReady ? "" : " (popgestured not connected)"))] + sendRotation()
@@ -143,7 +143,7 @@ struct ShellLink {
     private mutating func sendRotation() -> [Action] {
         guard isReady, let rotation, rotation != sentRotation else { return [] }
         sentRotation = rotation
-        return [.send(encode(.rotation(degrees: Int64(rotation.degrees), output: rotation.output), id: takeID()))]
+        return [.send(encode(.rotation(degrees: rotation.degrees, output: rotation.output), id: takeID()))]
     }
 
     /// `text-direction` with the current direction, when ready and not what was sent last.
