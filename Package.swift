@@ -157,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CWayland",
+                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CWayland", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

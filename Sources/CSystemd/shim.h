@@ -1,3 +1,4 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-login.h>
+#include <systemd/sd-bus.h>

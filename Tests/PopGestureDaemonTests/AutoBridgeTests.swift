@@ -40,13 +40,13 @@ import Testing
         Case(session: "GNOME on Wayland, with Xwayland's DISPLAY",
              environment: ["XDG_CURRENT_DESKTOP": "GNOME", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0",
                            "DISPLAY": ":0"],
-             choice: .none, reason: none("GNOME")),
+             choice: .gnome, reason: "XDG_CURRENT_DESKTOP names GNOME on Wayland: running bridge gnome"),
         Case(session: "Ubuntu's GNOME (ubuntu:GNOME)",
              environment: ["XDG_CURRENT_DESKTOP": "ubuntu:GNOME", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0"],
-             choice: .none, reason: none("GNOME")),
+             choice: .gnome, reason: "XDG_CURRENT_DESKTOP names GNOME on Wayland: running bridge gnome"),
         Case(session: "KDE Plasma on Wayland",
              environment: ["XDG_CURRENT_DESKTOP": "KDE", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0"],
-             choice: .none, reason: none("KDE Plasma")),
+             choice: .kde, reason: "XDG_CURRENT_DESKTOP names KDE on Wayland: running bridge kde"),
         Case(session: "Phosh (Phosh:GNOME): phoc is a wlroots compositor",
              environment: ["XDG_CURRENT_DESKTOP": "Phosh:GNOME", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0"],
              choice: .wlroots(display: "wayland-0"), reason: "Phosh on Wayland: running bridge wlroots"),
@@ -112,15 +112,16 @@ import Testing
     @Test("no bridge fits: the message names the session, exit 3, nothing on stdout")
     func noneFits() throws {
         let environment = Self.noSession.merging(
-            ["XDG_CURRENT_DESKTOP": "GNOME", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0"]
+            ["XDG_CURRENT_DESKTOP": "sway", "XDG_SESSION_TYPE": "wayland", "WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0"]
         ) { $1 }
         let result = try PopGestureCtlCommandTests.run(["bridge", "auto", "--socket", "/nonexistent/popgestured.sock"],
                                                        environment: environment)
         #expect(result.status == ExitStatus.noBridge.rawValue)
         #expect(result.status == 3)
         #expect(result.err == """
-            popgesturectl: bridge auto: no focus bridge for GNOME yet: apps report their own focus; see docs/BRIDGES.md \
-            (the session: XDG_CURRENT_DESKTOP=GNOME, XDG_SESSION_TYPE=wayland, WAYLAND_DISPLAY=wayland-0, SWAYSOCK unset, \
+            popgesturectl: bridge auto: sway's session without SWAYSOCK: sway has not given it to systemd \
+            (systemctl --user import-environment SWAYSOCK); see docs/BRIDGES.md \
+            (the session: XDG_CURRENT_DESKTOP=sway, XDG_SESSION_TYPE=wayland, WAYLAND_DISPLAY=wayland-0, SWAYSOCK unset, \
             DISPLAY=:0)
 
             """)

@@ -165,4 +165,42 @@ import PopGestureProtocol
         let hello = try Self.request(link.connected()[0])
         #expect(try Self.sends(link.received(Self.helloReply(hello.id))) == [.focusedWindow(app: "one", pid: 100)])
     }
+
+    @Test("a rotation before the hello's reply goes right after it, with the window; the same again is not sent")
+    func rotationAfterHello() throws {
+        var link = ShellLink(name: "b")
+        let hello = try Self.request(link.connected()[0])
+        let turned = try #require(OutputRotation(degrees: 90, output: "eDP-1"))
+        #expect(try Self.sends(link.rotated(turned)).isEmpty, "nothing goes out before the reply")
+        _ = link.focused(Self.one)
+        _ = link.textDirectionChanged(.rightToLeft)
+        let answered = link.received(Self.helloReply(hello.id))
+        #expect(try Self.sends(answered) == [
+            .focusedWindow(app: "one", pid: 100), .rotation(degrees: 90, output: "eDP-1"), .textDirection(.rightToLeft),
+        ])
+        #expect(try Self.sends(link.rotated(turned)).isEmpty)
+        #expect(try Self.sends(link.textDirectionChanged(.rightToLeft)).isEmpty)
+        let back = try #require(OutputRotation(degrees: 0, output: "eDP-1"))
+        #expect(try Self.sends(link.rotated(back)) == [.rotation(degrees: 0, output: "eDP-1")])
+    }
+
+    @Test("after a reconnect the rotation and text direction are sent again, after the window")
+    func rotationResentAfterReconnect() throws {
+        var link = try Self.ready()
+        _ = link.focused(Self.two)
+        _ = link.rotated(try #require(OutputRotation(degrees: 270, output: nil)))
+        _ = link.closed()
+        let hello = try Self.request(link.connected()[0])
+        #expect(try Self.sends(link.received(Self.helloReply(hello.id))) == [
+            .focusedWindow(app: "two", pid: 200), .rotation(degrees: 270, output: nil),
+        ], "no text direction: the source never said one")
+    }
+
+    @Test("a rotation other than a quarter turn, or an output name past 256 bytes, is not taken as said")
+    func rotationBounds() {
+        #expect(OutputRotation(degrees: 45, output: "eDP-1") == nil)
+        #expect(OutputRotation(degrees: -90, output: nil) == nil)
+        #expect(OutputRotation(degrees: 180, output: String(repeating: "x", count: 257))?.output == nil)
+        #expect(OutputRotation(degrees: 180, output: "DSI-1")?.description == "180° on DSI-1")
+    }
 }

@@ -12,11 +12,11 @@ struct AutoBridge: ParsableCommand {
         discussion: """
             Reads the session from the environment: SWAYSOCK set is sway (bridge sway); \
             an X11 session (XDG_SESSION_TYPE=x11, or DISPLAY set without WAYLAND_DISPLAY) \
-            is bridge x11; Phosh, and any other Wayland compositor but GNOME's and KDE's, \
-            is bridge wlroots when the compositor offers wlr-foreign-toplevel-management. \
-            GNOME and KDE Plasma on Wayland, and a compositor without that protocol, have \
-            no bridge yet: it says so, naming what it saw, and exits with 3. The user unit \
-            popgesturectl-bridge.service runs it in every \
+            is bridge x11. On Wayland, XDG_CURRENT_DESKTOP naming KDE is bridge kde, naming \
+            GNOME (not Phosh) bridge gnome; Phosh, and any other Wayland compositor but \
+            sway, is bridge wlroots when the compositor offers wlr-foreign-toplevel-management; \
+            a compositor without that protocol has no bridge: it says so, naming what it \
+            saw, and exits with 3. The user unit popgesturectl-bridge.service runs it in every \
             graphical session. An empty variable counts as unset. See docs/BRIDGES.md.
             """)
 
@@ -47,6 +47,12 @@ struct AutoBridge: ParsableCommand {
                 throw CtlFailure("\(WlrootsBridge.name): \(error)", exitCode: .cannotConnect)
             }
             try WlrootsBridge.run(source, options: options)
+        case .kde:
+            standardError("\(Self.name): \(message)")
+            try KDEBridge.run(script: nil, options: options)
+        case .gnome:
+            standardError("\(Self.name): \(message)")
+            try GNOMEBridge.run(options: options)
         case .none:
             throw CtlFailure("bridge auto: \(message)", exitCode: .noBridge)
         }
@@ -98,6 +104,10 @@ enum BridgeChoice: Equatable {
     /// A wlroots compositor's Wayland protocols, on this display; when the compositor
     /// turns out not to offer them, none (exit 3).
     case wlroots(display: String)
+    /// KDE Plasma's KWin on Wayland, through its script.
+    case kde
+    /// GNOME Shell on Wayland, through its extension.
+    case gnome
     /// No bridge fits: nothing to do.
     case none
 }
@@ -109,11 +119,11 @@ struct AutoBridgeDecision: Equatable {
 }
 
 extension AutoBridge {
-    /// Desktops with a compositor of their own and no bridge yet (issue 20), by the name
-    /// they give in `XDG_CURRENT_DESKTOP`, and the name a message shows. Neither offers
-    /// wlr-foreign-toplevel-management.
-    static let desktopsWithoutBridge: [(name: String, shown: String)] = [
-        ("GNOME", "GNOME"), ("KDE", "KDE Plasma"),
+    /// Desktops with a compositor and a bridge of their own, by the name they give in
+    /// `XDG_CURRENT_DESKTOP`, the name a message shows, and their bridge. Phosh's
+    /// sessions say `Phosh:GNOME`, and phoc is not GNOME Shell: it is looked for first.
+    static let desktops: [(name: String, shown: String, bridge: BridgeChoice)] = [
+        ("GNOME", "GNOME", .gnome), ("KDE", "KDE Plasma", .kde),
     ]
 
     /// The bridge for `session`, from its environment alone:
@@ -122,11 +132,13 @@ extension AutoBridge {
     ///    `WAYLAND_DISPLAY` nor `XDG_SESSION_TYPE=wayland`): the X11 bridge, which follows
     ///    any EWMH window manager (GNOME's and KDE's on Xorg too). Without `DISPLAY`, none.
     /// 3. A Wayland session (under it the X11 bridge would see Xwayland's windows only):
+    ///    - KDE Plasma (`XDG_CURRENT_DESKTOP` names KDE): bridge kde; GNOME (names GNOME,
+    ///      and not Phosh): bridge gnome. Whether KWin or GNOME Shell is on the session
+    ///      bus, the bridge checks: not there, it ends with 2 and the unit tries again;
     ///    - Phosh (`Phosh:GNOME`: before GNOME), or any desktop but GNOME, KDE Plasma and
     ///      sway: the wlroots bridge on `WAYLAND_DISPLAY`, which phoc, labwc, Wayfire and
     ///      Hyprland serve; when the compositor turns out not to offer
     ///      wlr-foreign-toplevel-management, none (`run` says so, exit 3);
-    ///    - GNOME or KDE Plasma: none yet, naming it;
     ///    - sway without `SWAYSOCK`: none, naming the variable (its IPC bridge has pids,
     ///      the wlroots bridge would not);
     ///    - no `WAYLAND_DISPLAY`: none, naming it.
@@ -156,29 +168,29 @@ extension AutoBridge {
         }
         let desktops = session.desktops
         let isPhosh = desktops.contains { $0.equalsIgnoringCase("Phosh") }
-        let known = isPhosh ? nil : desktopsWithoutBridge.first { known in desktops.contains { $0.equalsIgnoringCase(known.name) } }
-        if known == nil, !isPhosh, desktops.contains(where: { $0.equalsIgnoringCase("sway") }) {
+        let known = isPhosh ? nil : Self.desktops.first { known in desktops.contains { $0.equalsIgnoringCase(known.name) } }
+        if let known {
+            return AutoBridgeDecision(
+                choice: known.bridge,
+                reason: "XDG_CURRENT_DESKTOP names \(known.name) on Wayland: running bridge \(known.bridge)")
+        }
+        if !isPhosh, desktops.contains(where: { $0.equalsIgnoringCase("sway") }) {
             return AutoBridgeDecision(
                 choice: .none,
                 reason: "sway's session without SWAYSOCK: sway has not given it to systemd "
                     + "(systemctl --user import-environment SWAYSOCK); \(seeBridges)")
         }
-        if known == nil {
-            let desktop = isPhosh ? "Phosh" : desktops.first.map { quotedIfNeeded($0) }
-            guard let display = session["WAYLAND_DISPLAY"] else {
-                return AutoBridgeDecision(
-                    choice: .none,
-                    reason: "a Wayland session without WAYLAND_DISPLAY: the session has not given it to systemd "
-                        + "(systemctl --user import-environment WAYLAND_DISPLAY); \(seeBridges)")
-            }
+        let desktop = isPhosh ? "Phosh" : desktops.first.map { quotedIfNeeded($0) }
+        guard let display = session["WAYLAND_DISPLAY"] else {
             return AutoBridgeDecision(
-                choice: .wlroots(display: display),
-                reason: (desktop.map { "\($0) on Wayland" } ?? "a Wayland compositor that names no desktop")
-                    + ": running bridge wlroots")
+                choice: .none,
+                reason: "a Wayland session without WAYLAND_DISPLAY: the session has not given it to systemd "
+                    + "(systemctl --user import-environment WAYLAND_DISPLAY); \(seeBridges)")
         }
-        let desktop = known?.shown ?? "this Wayland compositor"
         return AutoBridgeDecision(
-            choice: .none, reason: "no focus bridge for \(desktop) yet: apps report their own focus; \(seeBridges)")
+            choice: .wlroots(display: display),
+            reason: (desktop.map { "\($0) on Wayland" } ?? "a Wayland compositor that names no desktop")
+                + ": running bridge wlroots")
     }
 }
 

@@ -10,16 +10,14 @@ struct Bridge: ParsableCommand {
         discussion: """
             A bridge connects to popgestured with hello's "role":"shell" and sends \
             focused-window (the window's app id and pid) at every focus change, so that \
-            only the focused app's navigators get backs. When popgestured restarts, the \
-            bridge connects again (after 0.5 s, doubling up to 5 s) and sends the focused \
-            window at once. bridge wlroots also sends the rotation of the screen that \
-            touch maps to, at start and at each change. It ends with 0 when the window \
-            system does, or on Ctrl-C. \
+            only the focused app's navigators get backs; where the desktop says them, also \
+            rotation and text-direction. When popgestured restarts, the bridge connects \
+            again (after 0.5 s, doubling up to 5 s) and sends them at once. It ends with 0 when the window system does, or on Ctrl-C. \
             Only root, the daemon's user and a seat's active user may be the shell, and \
             only one at a time. `bridge auto` runs the one that fits the session, or \
             exits with 3 when none does. See docs/BRIDGES.md.
             """,
-        subcommands: [AutoBridge.self, SwayBridge.self, WlrootsBridge.self, X11Bridge.self])
+        subcommands: [AutoBridge.self, SwayBridge.self, WlrootsBridge.self, X11Bridge.self, KDEBridge.self, GNOMEBridge.self])
 }
 
 /// The options every bridge takes.
@@ -99,8 +97,10 @@ extension FocusSource {
 enum FocusSourceEvent: Equatable {
     /// This window has focus now (`.none`: no window has).
     case focused(FocusedWindow)
-    /// The screen that touch maps to is turned so (only bridge wlroots says).
+    /// The screen the touchscreens map to is turned this way now.
     case rotated(OutputRotation)
+    /// The session's text direction is this now.
+    case textDirection(ClientRequest.Layout)
     /// A line for stderr, always: something odd the window system said, logged once.
     case log(String)
     /// The window system went away, as it does at logout: the bridge ends with 0,

@@ -2,11 +2,11 @@ import PopGestureProtocol
 
 /// A bridge's side of its connection to popgestured, as a state machine without I/O
 /// or clock (`BridgeLoop` does both): say hello as the shell, then send the focused
-/// window, and the screen's rotation when the bridge knows it, whenever either changes;
-/// when the daemon goes away, connect again after a backoff and send the current window
-/// and rotation right after the new hello. The daemon answers each request at once; an
-/// error reply (to a `focused-window`, a `rotation` or anything else) is logged, and
-/// nothing is sent again for it.
+/// window, the screen's rotation and the session's text direction whenever they change;
+/// when the daemon goes away, connect again after a backoff and send all three, as far
+/// as the source has said them, right after the new hello. The daemon answers
+/// each request at once; an error reply (to a `focused-window` or anything else) is
+/// logged, and nothing is sent again for it.
 ///
 ///     disconnected ──connected──▶ greeting ──hello reply──▶ ready
 ///          ▲                          │                       │
@@ -48,9 +48,13 @@ struct ShellLink {
     private(set) var state = State.disconnected
     /// The window with focus, once the source has said; nil before.
     private(set) var window: FocusedWindow?
-    /// The screen's rotation, once the source has said; nil before (and always, for a
-    /// bridge whose window system does not say).
+    /// The screen's rotation, once the source has said; nil before (and from a source
+    /// that never says: the daemon then keeps its own).
     private(set) var rotation: OutputRotation?
+    /// The session's text direction, once the source has said; nil before.
+    private(set) var textDirection: ClientRequest.Layout?
+    /// The text direction sent on this connection; nil: nothing yet.
+    private var sentTextDirection: ClientRequest.Layout?
     /// How long the next `.retry` waits.
     private(set) var retryDelay = initialRetryDelay
     private var nextID: Int64 = 1
@@ -63,6 +67,7 @@ struct ShellLink {
     /// The connection is made: say hello as the shell.
     mutating func connected() -> [Action] {
         state = .greeting
+        sentTextDirection = nil
         let id = takeID()
         helloID = id
         return [.send(encode(.hello(versions: ProtocolVersion.supported, name: name, role: .shell), id: id))]
@@ -94,7 +99,7 @@ struct ShellLink {
             // After a logged problem, the journal says that it is over.
             let note = "connected to popgestured as the shell"
             defer { outage = nil }
-            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow() + sendRotation()
+            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow() + sendRotation() + sendTextDirection()
         case .error(let error) where answersHello && state == .greeting:
             if error.code == .shellTaken {
                 state = .disconnected
@@ -120,8 +125,24 @@ struct ShellLink {
     mutating func rotated(_ rotation: OutputRotation) -> [Action] {
         guard rotation != self.rotation else { return [] }
         self.rotation = rotation
-        let connected: Bool = if case .ready = state { true } else { false }
-        return [.verbose("rotation: \(rotation)" + (connected ? "" : " (popgestured not connected)"))] + sendRotation()
+        return [.verbose("rotation: \(rotation)" + (isReady ? "" : " (popgestured not connected)"))] + sendRotation()
+    }
+
+    /// The source says the session's text direction is this now.
+    mutating func textDirectionChanged(_ direction: ClientRequest.Layout) -> [Action] {
+        guard direction != textDirection else { return [] }
+        textDirection = direction
+        return [.verbose("text direction: \(direction.rawValue)" + (isReady ? "" : " (popgestured not connected)"))]
+            + sendTextDirection()
+    }
+
+    private var isReady: Bool { if case .ready = state { true } else { false } }
+
+    /// `text-direction` with the current direction, when ready and not what was sent last.
+    private mutating func sendTextDirection() -> [Action] {
+        guard isReady, let textDirection, textDirection != sentTextDirection else { return [] }
+        sentTextDirection = textDirection
+        return [.send(encode(.textDirection(textDirection), id: takeID()))]
     }
 
     /// `focused-window` with the current window, when ready and it is not what was sent last.

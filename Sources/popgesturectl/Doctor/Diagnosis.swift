@@ -443,7 +443,7 @@ struct Diagnosis {
     private var bridgeFix: String {
         let decision = AutoBridge.choose(SessionEnvironment(environment))
         switch decision.choice {
-        case .sway, .x11, .wlroots:
+        case .sway, .x11, .wlroots, .kde, .gnome:
             return "systemctl --user start popgesturectl-bridge.service (the package enables it for every graphical session; "
                 + "it runs popgesturectl bridge auto: \(decision.reason); docs/BRIDGES.md)"
         case .none:

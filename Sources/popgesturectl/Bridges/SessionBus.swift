@@ -1,0 +1,289 @@
+import CSystemd
+import Glibc
+import SystemPackage
+
+/// The user's session bus through libsystemd's sd-bus, as the KDE and GNOME bridges use
+/// it: own a name, serve one object's method calls, watch signals, call methods with
+/// string arguments. The only file that sees sd-bus's C types; the rest sees
+/// `DBusValue`, `DBusCall` and `DBusError`.
+final class SessionBus {
+    private let bus: OpaquePointer
+    private var slots: [OpaquePointer] = []
+    /// Answers a method call on the served object; nil: the call succeeded, with no reply values.
+    private var serve: ((DBusCall) -> DBusError?)?
+    private var introspection = ""
+    /// Handles a signal that a match let through.
+    private var onSignal: ((DBusSignal) -> Void)?
+    /// True after a `call`: while sd-bus waited for its reply it may have read other
+    /// messages into its own queue, where `poll` on `descriptor` cannot see them.
+    private(set) var mayHoldMessages = false
+
+    /// The most arguments a served call or a watched signal is read for; the rest are left
+    /// unread (what the bridges take has at most 2).
+    static let maximumArguments = 4
+    /// The longest string or byte array read from the bus, in bytes; a longer one is read
+    /// as `.tooLong`, never copied (the bus allows 128 MiB messages).
+    static let maximumValueBytes = 4096
+
+    /// Connects to `$DBUS_SESSION_BUS_ADDRESS`, else the user's bus in `$XDG_RUNTIME_DIR`.
+    init() throws(DBusError) {
+        var bus: OpaquePointer?
+        let result = sd_bus_open_user(&bus)
+        guard result >= 0, let bus else { throw DBusError(errno: -result, "cannot connect to the session bus") }
+        self.bus = bus
+    }
+
+    deinit {
+        for slot in slots { sd_bus_slot_unref(slot) }
+        sd_bus_flush_close_unref(bus)
+    }
+
+    /// Readable when the bus has something for `process()`.
+    var descriptor: FileDescriptor { FileDescriptor(rawValue: sd_bus_get_fd(bus)) }
+
+    /// Takes `name` for this connection; throws when another connection has it.
+    func requestName(_ name: String) throws(DBusError) {
+        let result = sd_bus_request_name(bus, name, 0)
+        guard result >= 0 else {
+            throw DBusError(errno: -result, result == -EEXIST ? "another process owns \(name) on the session bus" : "cannot own \(name)")
+        }
+    }
+
+    /// Serves method calls to `path` (any interface) with `handler`; answers
+    /// `org.freedesktop.DBus.Introspectable.Introspect` with `introspection`.
+    func serve(path: String, introspection: String, _ handler: @escaping (DBusCall) -> DBusError?) throws(DBusError) {
+        serve = handler
+        self.introspection = introspection
+        var slot: OpaquePointer?
+        let result = sd_bus_add_object(bus, &slot, path, { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            return Unmanaged<SessionBus>.fromOpaque(userdata).takeUnretainedValue().handleCall(message)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard result >= 0, let slot else { throw DBusError(errno: -result, "cannot serve \(path)") }
+        slots.append(slot)
+    }
+
+    /// Hands every signal that `rule` (a D-Bus match rule) lets through to `handler`.
+    func watch(_ rule: String, _ handler: @escaping (DBusSignal) -> Void) throws(DBusError) {
+        onSignal = handler
+        var slot: OpaquePointer?
+        let result = sd_bus_add_match(bus, &slot, rule, { message, userdata, _ in
+            guard let message, let userdata else { return 0 }
+            let bus = Unmanaged<SessionBus>.fromOpaque(userdata).takeUnretainedValue()
+            let member = sd_bus_message_get_member(message).map { String(cString: $0) } ?? ""
+            bus.onSignal?(DBusSignal(member: member, arguments: SessionBus.arguments(of: message)))
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard result >= 0, let slot else { throw DBusError(errno: -result, "cannot watch \(rule)") }
+        slots.append(slot)
+    }
+
+    /// Handles what has arrived, each call and signal through its handler; returns when
+    /// nothing is left. Throws when the bus connection ended.
+    func process() throws(DBusError) {
+        mayHoldMessages = false
+        while true {
+            let result = sd_bus_process(bus, nil)
+            if result < 0 { throw DBusError(errno: -result, "the session bus connection ended") }
+            if result == 0 { break }
+        }
+        // Replies are a few bytes: written out now, so poll need not wait for POLLOUT.
+        let flushed = sd_bus_flush(bus)
+        if flushed < 0 { throw DBusError(errno: -flushed, "writing to the session bus failed") }
+    }
+
+    /// Calls `member` with string arguments and waits (at most 5 s) for the reply's values.
+    @discardableResult
+    func call(_ destination: String, _ path: String, _ interface: String, _ member: String,
+              _ arguments: [String] = []) throws(DBusError) -> [DBusValue] {
+        var message: OpaquePointer?
+        var result = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+        guard result >= 0, let message else { throw DBusError(errno: -result, "cannot make a call to \(member)") }
+        defer { sd_bus_message_unref(message) }
+        for argument in arguments {
+            result = argument.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+            guard result >= 0 else { throw DBusError(errno: -result, "cannot make a call to \(member)") }
+        }
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        defer { sd_bus_error_free(&error) }
+        var reply: OpaquePointer?
+        mayHoldMessages = true
+        result = sd_bus_call(bus, message, 5_000_000, &error, &reply)
+        guard result >= 0, let reply else {
+            let name = error.name.map { String(cString: $0) } ?? "errno \(-result)"
+            let text = error.message.map { String(cString: $0) } ?? String(cString: strerror(-result))
+            throw DBusError(name: name, message: "\(destination) \(member): \(text)")
+        }
+        defer { sd_bus_message_unref(reply) }
+        return Self.arguments(of: reply)
+    }
+
+    /// The unique name of `name`'s owner, or nil when no one owns it.
+    func owner(of name: String) -> String? {
+        guard let values = try? call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetNameOwner", [name]),
+              case .string(let owner)? = values.first
+        else { return nil }
+        return owner
+    }
+
+    // MARK: - The C side
+
+    private func handleCall(_ message: OpaquePointer) -> Int32 {
+        let interface = sd_bus_message_get_interface(message).map { String(cString: $0) } ?? ""
+        let member = sd_bus_message_get_member(message).map { String(cString: $0) } ?? ""
+        if interface == "org.freedesktop.DBus.Introspectable", member == "Introspect" {
+            return reply(to: message, string: introspection)
+        }
+        var senderUID: uid_t?
+        var creds: OpaquePointer?
+        if sd_bus_query_sender_creds(message, UInt64(SD_BUS_CREDS_EUID), &creds) >= 0, let creds {
+            var uid = uid_t()
+            if sd_bus_creds_get_euid(creds, &uid) >= 0 { senderUID = uid }
+            sd_bus_creds_unref(creds)
+        }
+        let call = DBusCall(
+            interface: interface, member: member,
+            sender: sd_bus_message_get_sender(message).map { String(cString: $0) } ?? "",
+            senderUID: senderUID, arguments: Self.arguments(of: message))
+        if let failure = serve?(call) {
+            var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+            let result = failure.name.withCString { name in
+                failure.message.withCString { text in
+                    error.name = name
+                    error.message = text
+                    return sd_bus_reply_method_error(message, &error)
+                }
+            }
+            return result < 0 ? result : 1
+        }
+        return reply(to: message, string: nil)
+    }
+
+    private func reply(to call: OpaquePointer, string: String?) -> Int32 {
+        var reply: OpaquePointer?
+        var result = sd_bus_message_new_method_return(call, &reply)
+        guard result >= 0, let reply else { return result }
+        defer { sd_bus_message_unref(reply) }
+        if let string {
+            result = string.withCString { sd_bus_message_append_basic(reply, CChar(UInt8(ascii: "s")), $0) }
+            guard result >= 0 else { return result }
+        }
+        let sent = sd_bus_send(bus, reply, nil)
+        return sent < 0 ? sent : 1  // 1: handled; 0 would make sd-bus answer "unknown method"
+    }
+
+    /// The message's first `maximumArguments` arguments, each bounded by `maximumValueBytes`.
+    private static func arguments(of message: OpaquePointer) -> [DBusValue] {
+        var values: [DBusValue] = []
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        while values.count < maximumArguments, sd_bus_message_peek_type(message, &type, &contents) > 0 {
+            switch UInt8(bitPattern: type) {
+            case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"):
+                guard let value = readString(message, UInt8(bitPattern: type)) else { return values }
+                values.append(value)
+            case UInt8(ascii: "a") where contents.map({ String(cString: $0) }) == "y":
+                var pointer: UnsafeRawPointer?
+                var size = 0
+                guard sd_bus_message_read_array(message, CChar(UInt8(ascii: "y")), &pointer, &size) >= 0 else { return values }
+                if size > maximumValueBytes {
+                    values.append(.tooLong)
+                } else {
+                    values.append(.bytes(pointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []))
+                }
+            case UInt8(ascii: "v"):
+                // A variant holding one basic value (a property's): read as that value.
+                guard let inner = contents, sd_bus_message_enter_container(message, type, inner) >= 0 else { return values }
+                let held = readNumber(message, UInt8(bitPattern: inner[0])) ?? readString(message, UInt8(bitPattern: inner[0]))
+                if held == nil, sd_bus_message_skip(message, nil) < 0 { return values }
+                guard sd_bus_message_exit_container(message) >= 0 else { return values }
+                values.append(held ?? .other)
+            case let code:
+                guard let value = readNumber(message, code) else {
+                    guard sd_bus_message_skip(message, nil) >= 0 else { return values }
+                    values.append(.other)
+                    continue
+                }
+                values.append(value)
+            }
+        }
+        return values
+    }
+
+    /// A string, object path or signature of type `code`, read, bounded by
+    /// `maximumValueBytes`; nil (nothing read) for another type.
+    private static func readString(_ message: OpaquePointer, _ code: UInt8) -> DBusValue? {
+        guard [UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g")].contains(code) else { return nil }
+        var pointer: UnsafePointer<CChar>?
+        guard sd_bus_message_read_basic(message, CChar(bitPattern: code), &pointer) >= 0, let pointer else { return nil }
+        return strnlen(pointer, maximumValueBytes + 1) > maximumValueBytes ? .tooLong : .string(String(cString: pointer))
+    }
+
+    /// A number or boolean of type `code`, read; nil (nothing read) for another type.
+    private static func readNumber(_ message: OpaquePointer, _ code: UInt8) -> DBusValue? {
+        func read<T: BitwiseCopyable>(_ zero: T) -> T? {
+            var value = zero
+            return sd_bus_message_read_basic(message, CChar(bitPattern: code), &value) >= 0 ? value : nil
+        }
+        switch code {
+        case UInt8(ascii: "y"): return read(UInt8(0)).map { .integer(Int64($0)) }
+        case UInt8(ascii: "n"): return read(Int16(0)).map { .integer(Int64($0)) }
+        case UInt8(ascii: "q"): return read(UInt16(0)).map { .integer(Int64($0)) }
+        case UInt8(ascii: "i"): return read(Int32(0)).map { .integer(Int64($0)) }
+        case UInt8(ascii: "u"): return read(UInt32(0)).map { .integer(Int64($0)) }
+        case UInt8(ascii: "x"): return read(Int64(0)).map { .integer($0) }
+        case UInt8(ascii: "t"): return read(UInt64(0)).map { $0 <= UInt64(Int64.max) ? .integer(Int64($0)) : .other }
+        case UInt8(ascii: "d"): return read(Double(0)).map { .double($0) }
+        case UInt8(ascii: "b"): return read(Int32(0)).map { .bool($0 != 0) }
+        default: return nil
+        }
+    }
+}
+
+/// One argument of a D-Bus message, as read: integers of every width are `.integer`.
+enum DBusValue: Equatable {
+    case string(String)
+    case bytes([UInt8])
+    case integer(Int64)
+    case double(Double)
+    case bool(Bool)
+    /// A string or byte array past `SessionBus.maximumValueBytes`, not read.
+    case tooLong
+    /// A container or a type the bridges never take, skipped.
+    case other
+}
+
+/// A method call to the served object.
+struct DBusCall: Equatable {
+    var interface: String
+    var member: String
+    /// The caller's unique name (`:1.42`).
+    var sender: String
+    /// The caller's effective uid, as the bus daemon vouches for it; nil when it did not say.
+    var senderUID: uid_t?
+    var arguments: [DBusValue]
+}
+
+/// A signal a match let through.
+struct DBusSignal: Equatable {
+    var member: String
+    var arguments: [DBusValue]
+}
+
+/// A D-Bus error: its name (`org.freedesktop.DBus.Error.AccessDenied`) and message.
+struct DBusError: Error, Equatable, CustomStringConvertible {
+    var name: String
+    var message: String
+
+    init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    /// From an sd-bus errno: `what` and the system's word for it.
+    init(errno code: Int32, _ what: String) {
+        self.init(name: "errno \(code)", message: "\(what): \(Errno(rawValue: code))")
+    }
+
+    var description: String { message }
+}

@@ -1,0 +1,4 @@
+/* exported init */
+// GNOME Shell 43 and 44 (Debian 12): legacy imports.
+const {Clutter, Gio, GLib} = imports.gi;
+
