@@ -30,7 +30,7 @@ public struct BackInputSetup: Sendable {
         mode = configuration.backInputMode
         guard !codes.isEmpty else {
             device = nil
-            map = .none
+            map = configuration.backInput.withoutInputs
             warning = nil
             return
         }
@@ -46,7 +46,7 @@ public struct BackInputSetup: Sendable {
             warning = nil
         } catch {
             device = nil
-            map = .none
+            map = configuration.backInput.withoutInputs
             warning = "back input off: \(error.message)"
         }
     }
@@ -63,7 +63,8 @@ public struct BackInputSetup: Sendable {
     /// `back input: alt+left (2 apps overridden), edge mode, on /dev/input/event7`.
     public var summary: String {
         guard let device else { return "back input: off" }
-        let overrides = map.apps.isEmpty ? "" : " (\(map.apps.count) app\(map.apps.count == 1 ? "" : "s") overridden)"
+        let named = map.apps.count + map.ownSwipe.count
+        let overrides = named == 0 ? "" : " (\(named) app\(named == 1 ? "" : "s") overridden)"
         let standard = map.standard?.spelling ?? BackInputNames.none
         let node = device.devnode ?? device.syspath ?? "a device udev has not named yet"
         return "back input: \(standard)\(overrides), \(mode.rawValue) mode, on \(node)"

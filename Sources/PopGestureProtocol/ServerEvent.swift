@@ -135,5 +135,7 @@ public enum ServerEvent: Sendable, Hashable {
         /// The arbiter's state after the client changed the stack under the finger; the
         /// wire says so as `pop-cancelled` `stack-changed`, never as a `rejected` event.
         public static let stackChanged = Self(rawValue: "stack-changed")
+        /// The focused app runs its own swipe-back; the daemon left the swipe to it.
+        public static let ownSwipe = Self(rawValue: "own-swipe")
     }
 }

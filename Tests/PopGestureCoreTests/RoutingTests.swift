@@ -239,6 +239,38 @@ import Testing
         #expect(refused.contains { if case .rejected(.noNavigator, _, _) = $0 { true } else { false } })
     }
 
+    @Test("An app with its own swipe-back: the edge swipe is refused as own-swipe, no key, and the touch is never held")
+    func ownSwipeApp() throws {
+        var rig = Rig(backInput: BackInputMap(standard: Self.altLeft, ownSwipe: ["org.gnome.Settings"]))
+        rig.engine.identify(Self.shell, app: nil, pid: nil, isShell: true)
+        // The same edge landing, first in an app that gets the key: held while deciding.
+        try rig.engine.shellReports(.init(app: "org.gnome.Maps", pid: nil), by: Self.shell, at: rig.script.time)
+        rig.script.down(at: 0.01, 0.5)
+        rig.feed()
+        #expect(rig.engine.touchVerdict(of: rig.screen) == .deciding(holdable: true))
+        rig.script.up()
+        rig.feed()
+
+        try rig.engine.shellReports(.init(app: "org.gnome.Settings", pid: nil), by: Self.shell, at: rig.script.time)
+        rig.events = []
+        var verdicts: [TouchRouter.Verdict] = []
+        rig.script.down(at: 0.01, 0.5)
+        rig.feed()
+        verdicts.append(rig.engine.touchVerdict(of: rig.screen))
+        for _ in 0..<8 {
+            rig.script.move(byMillimetres: 5, 0, over: .milliseconds(12))
+            rig.feed()
+            verdicts.append(rig.engine.touchVerdict(of: rig.screen))
+        }
+        rig.script.up()
+        rig.feed()
+        #expect(verdicts.first == .deciding(holdable: false), "deciding, but not holdable: the app needs the touch")
+        #expect(verdicts.allSatisfy { $0 == .deciding(holdable: false) || $0 == .none })
+        #expect(Self.backs(rig.events).isEmpty)
+        #expect(rig.events.contains { if case .rejected(.ownSwipe, _, _) = $0 { true } else { false } })
+        #expect(!rig.events.contains { $0.kind == "input-began" })
+    }
+
     @Test("Focus changing under the finger keeps the swipe's target: the finger already chose it")
     func focusChangeMidSwipe() throws {
         var rig = Rig()

@@ -19,6 +19,15 @@ public struct PopTarget: Sendable, Hashable {
 public enum GestureTarget: Sendable, Hashable {
     case navigator(PopTarget)
     case input(BackInput, app: String?)
+
+    /// Nil for an app that goes back by its own swipe: no back of the daemon's reaches it.
+    init?(_ destination: BackDestination) {
+        switch destination {
+        case .navigator(let nav): self = .navigator(PopTarget(navigator: nav.id, owner: nav.owner, page: nav.top.id))
+        case .input(let input, let app): self = .input(input, app: app)
+        case .ownSwipe: return nil
+        }
+    }
 }
 
 /// Why a release committed the pop.
@@ -230,14 +239,10 @@ public struct PopArbiter: Sendable {
             screenWidthMillimetres: surface.widthMillimetres, isOnScreen: surface.isOnScreen,
             heldMicroseconds: (pressEnded ?? sample.time) - origin.time)
         let rejection = popRejection(for: start, to: destination, layout: layout, settings: settings, at: sample.time)
-        guard rejection == nil, let destination else {
+        guard rejection == nil, let target = destination.flatMap(GestureTarget.init) else {
             let reason = rejection ?? .noNavigator
             transition(to: .rejected(device: device, reason), "dx=\(dx) dy=\(dy)")
             return .rejected(reason)
-        }
-        let target: GestureTarget = switch destination {
-        case .navigator(let nav): .navigator(PopTarget(navigator: nav.id, owner: nav.owner, page: nav.top.id))
-        case .input(let input, let app): .input(input, app: app)
         }
         let direction = layout.backDirection
         let progress = Self.progress(origin: origin, sample: sample, surface: surface, direction: direction)

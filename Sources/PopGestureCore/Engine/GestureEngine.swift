@@ -212,6 +212,8 @@ public struct GestureEngine: Sendable {
         switch destination {
         case .navigator(let navigator): (mode, layout) = (settings.mode, navigation.layout(of: navigator))
         case .input: (mode, layout) = (settings.backInputMode, navigation.defaultLayout)
+        // The app's own swipe needs the touches: never held (popRejection says own-swipe).
+        case .ownSwipe: return false
         }
         // Fullscreen mode never delays: a touch anywhere may become a back.
         guard mode == .edge else { return false }
@@ -343,6 +345,7 @@ public struct GestureEngine: Sendable {
         return switch navigation.destination(backInput: settings.backInput, on: seat) {
         case .navigator(let navigator): "navigator \(navigator.id)"
         case .input(let input, let app): "back input \(input) for \(app ?? "an unknown app")"
+        case .ownSwipe(let app): "\(app)'s own swipe-back"
         case nil: "nothing"
         }
     }

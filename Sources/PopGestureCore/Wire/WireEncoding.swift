@@ -93,6 +93,7 @@ extension ServerEvent.RejectionReason {
         case .deviceRemoved: self = .deviceRemoved
         case .busy: self = .busy
         case .stackChanged: self = .stackChanged
+        case .ownSwipe: self = .ownSwipe
         }
     }
 }

@@ -451,6 +451,7 @@ struct Diagnosis {
         case .eventsDropped: "the kernel dropped events while fingers were down"
         case .deviceRemoved: "the device went away"
         case .busy: "another device's swipe was under way"
+        case .ownSwipe: "the focused app goes back by its own swipe (own-swipe in [back-input]): left to it, so it goes back once"
         default: "a reason this popgesturectl does not know"
         }
     }
