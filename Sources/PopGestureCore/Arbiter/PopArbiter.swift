@@ -94,8 +94,9 @@ public struct PopArbiter: Sendable {
         case rejected(RejectionReason)
         /// The pop began; `progress` is where the finger already is.
         case began(GestureTarget, progress: Double)
-        /// Only for a navigator: the back input has no page to move.
-        case progress(PopTarget, Double)
+        /// The finger moved: the navigator's page follows it; for the back input only
+        /// observers see it (an indicator).
+        case progress(GestureTarget, Double)
         /// Released past the threshold or flung: pop the page, or send the back input.
         case commit(GestureTarget, CommitReason)
         case cancelled(GestureTarget, PopCancelReason)
@@ -172,8 +173,7 @@ public struct PopArbiter: Sendable {
                 guard (now * 1000).rounded() != (progress * 1000).rounded() else { return .none }
                 state = .interactive(device: owner, origin: origin, surface: surface, target: target,
                                      direction: direction, progress: now)
-                guard case .navigator(let pop) = target else { return .none }
-                return .progress(pop, now)
+                return .progress(target, now)
             case .ended(let sample):
                 let velocity = sample.velocityX * direction
                 let travel = (sample.position.xMillimetres - origin.position.xMillimetres) * direction
