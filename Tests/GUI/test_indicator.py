@@ -22,6 +22,8 @@ Screenshots are checked pixel by pixel:
   (`back-input`) it goes.
 
 `popgesturectl monitor` records the observer's events, to check the cancel and the back.
+ArrowTests read the indicator's handling of the daemon's lines without a display: the
+fraction, odd values, and the 64 KiB line limit.
 Needs sway, foot, grim, setpriv (util-linux), Xvfb, xwd (x11-apps), xterm, and
 /usr/bin/python3 with PyGObject, GTK 3, its cairo binding and gtk-layer-shell (python3-gi,
 gir1.2-gtk-3.0, python3-gi-cairo, gir1.2-gtklayershell-0.1), which
@@ -275,6 +277,74 @@ class IndicatorOnX11Test(IndicatorScenario, unittest.TestCase):
 
     def grab(self):
         return screenshot.grab(self.display)
+
+
+def load_indicator():
+    """The indicator's module, imported from its file (it is a script, not a package)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("popgesture_indicator", INDICATOR)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class ArrowTests(unittest.TestCase):
+    """The indicator's reading of the daemon's lines, without a display."""
+
+    def setUp(self):
+        try:
+            self.module = load_indicator()
+        except (ImportError, ValueError) as error:
+            if os.environ.get("CI"):
+                raise
+            self.skipTest(f"the indicator needs PyGObject with GTK 3 for this python ({error})")
+
+    def test_a_swipe_shows_the_arrow_growing_to_the_commit_point_and_its_end_hides_it(self):
+        arrow = self.module.Arrow()
+        self.assertFalse(arrow.handle({"type": "input-progress", "progress": 0.1, "commit": 0.3}),
+                         "progress before input-began is no swipe of ours")
+        self.assertTrue(arrow.handle({"type": "input-began", "time_us": 1}))
+        self.assertEqual((arrow.visible, arrow.fraction), (True, 0.0))
+        arrow.handle({"type": "input-progress", "progress": 0.15, "commit": 0.3})
+        self.assertAlmostEqual(arrow.fraction, 0.5)
+        arrow.handle({"type": "input-progress", "progress": 0.9, "commit": 0.3})
+        self.assertEqual(arrow.fraction, 1.0, "clamped at the commit point")
+        self.assertFalse(arrow.handle({"type": "pop-progress", "progress": 0.5}), "a navigator's pop is the app's")
+        self.assertTrue(arrow.handle({"type": "back-input", "input": "alt+left"}))
+        self.assertFalse(arrow.visible)
+        arrow.handle({"type": "input-began"})
+        self.assertTrue(arrow.handle({"type": "input-cancelled", "reason": "released"}))
+        self.assertFalse(arrow.visible)
+
+    def test_odd_values_change_nothing(self):
+        arrow = self.module.Arrow()
+        arrow.handle({"type": "input-began"})
+        arrow.handle({"type": "input-progress", "progress": 0.15, "commit": 0.3})
+        for odd in ({"progress": True, "commit": 0.3}, {"progress": "0.2", "commit": 0.3}, {"progress": 0.2},
+                    {"type": "input-progress"}):
+            self.assertFalse(arrow.handle(dict({"type": "input-progress"}, **odd)), odd)
+        self.assertAlmostEqual(arrow.fraction, 0.5)
+        arrow.handle({"type": "input-progress", "progress": 0.2, "commit": 0})
+        self.assertEqual(arrow.fraction, 1.0, "a commit progress of 0 commits at once")
+
+    def test_a_line_longer_than_the_protocol_allows_ends_the_connection(self):
+        import socket
+        indicator = self.module.Indicator.__new__(self.module.Indicator)
+        indicator.arrow, indicator.buffer = self.module.Arrow(), b""
+        ours, theirs = socket.socketpair()
+        self.addCleanup(ours.close)
+        self.addCleanup(theirs.close)
+        ours.setblocking(False)
+        indicator.connection = ours
+        ended = []
+        indicator.disconnect = ended.append
+        indicator.update = lambda: None
+        theirs.sendall(b'{"type":"input-began"}\n' + b"x" * 70000)
+        for _ in range(10):  # 65,536 bytes a read: two reads reach the limit
+            if ended or not indicator.readable(ours.fileno(), None):
+                break
+        self.assertEqual(ended, [f"a line longer than {self.module.MAXIMUM_LINE} bytes"])
+        self.assertTrue(indicator.arrow.visible, "the whole line before it was read")
 
 
 if __name__ == "__main__":
