@@ -13,7 +13,8 @@ import Logging
 public struct BackInputSetup: Sendable {
     /// Nil when the configuration wants no back input, or it could not be created.
     public let device: BackInputDevice?
-    /// The configuration's table when there is a device; `.none` otherwise.
+    /// The configuration's table when there is a device (or `keepingTable`); else only
+    /// its `own-swipe` apps (``BackInputMap/withoutInputs``).
     public let map: BackInputMap
     /// Where a swipe may start when it goes to the back input.
     public let mode: GestureMode
@@ -25,12 +26,17 @@ public struct BackInputSetup: Sendable {
     /// declares exactly the codes needed (a reload that changed only the mode, or an
     /// app's entry to keys the device has): recreating it would make udev and the
     /// compositor drop and re-add a keyboard for nothing.
-    public init(_ configuration: Configuration, reusing previous: BackInputSetup? = nil) {
+    ///
+    /// `keepingTable` (`--event-pipe`, the test feed for machines without uinput):
+    /// when the device cannot be made, the table still decides each swipe, so observers
+    /// see `input-began`, `input-progress` and `back-input` as with the device, and
+    /// nothing is sent. Default false.
+    public init(_ configuration: Configuration, reusing previous: BackInputSetup? = nil, keepingTable: Bool = false) {
         let codes = configuration.backInput.allCodes
         mode = configuration.backInputMode
         guard !codes.isEmpty else {
             device = nil
-            map = .none
+            map = configuration.backInput.withoutInputs
             warning = nil
             return
         }
@@ -46,8 +52,9 @@ public struct BackInputSetup: Sendable {
             warning = nil
         } catch {
             device = nil
-            map = .none
+            map = keepingTable ? configuration.backInput : configuration.backInput.withoutInputs
             warning = "back input off: \(error.message)"
+                + (keepingTable ? "; --event-pipe keeps the [back-input] table: swipes go to it, nothing is sent" : "")
         }
     }
 
@@ -63,7 +70,8 @@ public struct BackInputSetup: Sendable {
     /// `back input: alt+left (2 apps overridden), edge mode, on /dev/input/event7`.
     public var summary: String {
         guard let device else { return "back input: off" }
-        let overrides = map.apps.isEmpty ? "" : " (\(map.apps.count) app\(map.apps.count == 1 ? "" : "s") overridden)"
+        let named = map.apps.count + map.ownSwipe.count
+        let overrides = named == 0 ? "" : " (\(named) app\(named == 1 ? "" : "s") overridden)"
         let standard = map.standard?.spelling ?? BackInputNames.none
         let node = device.devnode ?? device.syspath ?? "a device udev has not named yet"
         return "back input: \(standard)\(overrides), \(mode.rawValue) mode, on \(node)"

@@ -79,8 +79,9 @@ public struct Configuration: Sendable, Hashable {
     public var logLevel: Logger.Level
     /// What a committed back sends, through the daemon's virtual device, to an app
     /// with no navigator in front. `standard` is `back-input`, default ``defaultBackInput``
-    /// (Alt+Left: docs/CONFIGURATION.md says why); `apps` is the `[back-input]` section,
-    /// default empty.
+    /// (Alt+Left: docs/CONFIGURATION.md says why); `apps` and `ownSwipe` are the
+    /// `[back-input]` section, default empty (the shipped file names the apps with
+    /// their own swipe-back).
     public var backInput: BackInputMap
     /// `back-input-mode`: where a swipe may start when it goes to the back input.
     /// Default `.edge`, as Android's system back: the app under the finger gets those
@@ -175,7 +176,12 @@ public struct Configuration: Sendable, Hashable {
         }
         guard let section = file.backInputApps else { return }
         var apps: [String: BackInput?] = [:]
+        var ownSwipe: Set<String> = []
         for entry in section {
+            if entry.value.lowercased() == BackInputNames.ownSwipe {
+                ownSwipe.insert(entry.app)
+                continue
+            }
             do {
                 apps[entry.app] = .some(try BackInputNames.parse(entry.value))
             } catch {
@@ -185,6 +191,7 @@ public struct Configuration: Sendable, Hashable {
             }
         }
         backInput.apps = apps
+        backInput.ownSwipe = ownSwipe
     }
 
     /// Command-line values go through the same parser and checks as the file's, so
@@ -231,7 +238,9 @@ public struct Configuration: Sendable, Hashable {
     /// which apps.
     public func changedKeys(since previous: Configuration) -> Set<Key> {
         var keys = Set(Key.allCases.filter { value(of: $0) != previous.value(of: $0) })
-        if backInput.apps != previous.backInput.apps { keys.insert(.backInput) }
+        if backInput.apps != previous.backInput.apps || backInput.ownSwipe != previous.backInput.ownSwipe {
+            keys.insert(.backInput)
+        }
         return keys
     }
 
@@ -239,7 +248,11 @@ public struct Configuration: Sendable, Hashable {
     /// `previous`, sorted: for the reload's log line.
     public func changedBackInputApps(since previous: Configuration) -> [String] {
         let ids = Set(backInput.apps.keys).union(previous.backInput.apps.keys)
-        return ids.filter { backInput.apps[$0] != previous.backInput.apps[$0] }.sorted()
+            .union(backInput.ownSwipe).union(previous.backInput.ownSwipe)
+        return ids.filter {
+            backInput.apps[$0] != previous.backInput.apps[$0]
+                || backInput.ownSwipe.contains($0) != previous.backInput.ownSwipe.contains($0)
+        }.sorted()
     }
 
     // MARK: - Applying

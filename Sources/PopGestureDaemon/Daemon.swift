@@ -53,7 +53,7 @@ public struct Daemon: Sendable {
 
         var limits = ServerLimits()
         limits.maximumClients = configuration.maximumClients
-        var backInput = BackInputSetup(configuration)
+        var backInput = BackInputSetup(configuration, keepingTable: eventPipe != nil)
         log(backInput)
         let socketFromSystemd = if case .inheritedDescriptor = listening { true } else { false }
         let status = DaemonStatus(
@@ -190,7 +190,7 @@ public struct Daemon: Sendable {
         case .success(let changed):
             // Also after a failed start: the fix (modprobe, the group) needs only a reload.
             if !changed.isDisjoint(with: [.backInput, .backInputMode]) || backInput.warning != nil {
-                backInput = BackInputSetup(current, reusing: backInput)
+                backInput = BackInputSetup(current, reusing: backInput, keepingTable: eventPipe != nil)
                 seatBackInputs.follow(backInput)
                 server.sendBackInput = sender(for: backInput, seats: seatBackInputs)
                 let apps = current.changedBackInputApps(since: previous)

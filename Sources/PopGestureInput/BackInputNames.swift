@@ -48,6 +48,9 @@ public enum BackInputNames {
 
     /// The word that turns the back input off.
     public static let none = "none"
+    /// The word, in the `[back-input]` table only, for an app that runs its own
+    /// swipe-back (`BackInputMap.ownSwipe`).
+    public static let ownSwipe = "own-swipe"
 
     /// Short words for the modifiers, which libevdev only knows by side (`KEY_LEFTALT`).
     /// The left one is the one shortcuts are documented with.

@@ -16,7 +16,7 @@ struct EventFormatter {
     /// Width of the time column: `123.456s`.
     static let timeWidth = 8
     /// Width of the type column: the longest pop type, `pop-cancelled`; the back
-    /// input's rarer `input-cancelled` overflows it by two.
+    /// input's `input-progress` and `input-cancelled` overflow it by one and two.
     static let typeWidth = 13
 
     init() {}
@@ -56,6 +56,8 @@ struct EventFormatter {
             "\(reason)  device \(device)"
         case .inputBegan(let app, _):
             "input  \(app ?? "(app unknown)")"
+        case .inputProgress(let app, let progress, let commit, _):
+            "input  \(app ?? "(app unknown)")  progress \(thousandths(progress)) of \(thousandths(commit))"
         case .inputCancelled(let app, let reason, _):
             "input  \(app ?? "(app unknown)")  \(reason)"
         case .backInput(let app, let input, let reason, _):

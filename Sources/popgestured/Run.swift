@@ -30,7 +30,7 @@ struct Run: ParsableCommand {
     @Option(name: .setting(.backInputMode), help: .setting(.backInputMode)) var backInputMode: String?
 
     @Option(help: ArgumentHelp(
-        "A FIFO of raw input_event records (24 bytes each, CLOCK_MONOTONIC times), read as one more touchscreen: for benchmarks and tests without uinput.",
+        "A FIFO of raw input_event records (24 bytes each, CLOCK_MONOTONIC times), read as one more touchscreen: for benchmarks and tests without uinput (the [back-input] table then still decides swipes, and nothing is sent).",
         valueName: "fifo"))
     var eventPipe: String?
 

@@ -1,7 +1,9 @@
 """Screenshots of an X display without ImageMagick: `xwd` (x11-apps) dumps the root
-window, and this reads its TrueColor dump and writes PNG with zlib alone.
+window, and this reads its TrueColor dump and writes PNG with zlib alone. A wlroots
+compositor's outputs come from `grim` (its PPM output) instead.
 
     image = grab(":91")              # an Image: width, height, pixel(x, y) -> (r, g, b)
+    image = grab_wayland(env)        # env: WAYLAND_DISPLAY and XDG_RUNTIME_DIR of the compositor
     image.save_png("shot.png")
 """
 
@@ -72,3 +74,32 @@ def grab(display, timeout=10):
     dump = subprocess.run(["xwd", "-root", "-silent", "-display", display], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, timeout=timeout, check=True).stdout
     return read_xwd(dump)
+
+
+def read_ppm(data):
+    """A binary PPM (P6) with 8-bit samples, as grim writes it."""
+    fields = []
+    position = 0
+    while len(fields) < 4:
+        while data[position:position + 1].isspace():
+            position += 1
+        if data[position:position + 1] == b"#":
+            position = data.index(b"\n", position) + 1
+            continue
+        end = position
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[position:end])
+        position = end
+    magic, width, height, maximum = fields[0], int(fields[1]), int(fields[2]), int(fields[3])
+    if magic != b"P6" or maximum != 255:
+        raise ValueError(f"unsupported PPM: {magic!r} with maximum {maximum}")
+    start = position + 1
+    return Image(width, height, bytes(data[start:start + 3 * width * height]))
+
+
+def grab_wayland(env, timeout=10):
+    """Every output of the wlroots compositor that `env` names, now (grim's screencopy)."""
+    dump = subprocess.run(["grim", "-t", "ppm", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=timeout, check=True, env=env).stdout
+    return read_ppm(dump)

@@ -30,10 +30,8 @@ import os
 import re
 import select
 import shutil
-import struct
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
@@ -42,18 +40,15 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 import screenshot  # noqa: E402
+import session  # noqa: E402
+from session import Session  # noqa: E402
 from tests import support  # noqa: E402  (clients/python/tests/support.py: the daemon, the binary)
 
 EXAMPLE = os.path.join(REPO, "examples", "gtk-pages.py")
 APP_PYTHON = "/usr/bin/python3"  # Debian's, which python3-gi serves
 SCREEN = (800, 500)              # the event pipe's panel is 217 x 136 mm: the same 1.6 aspect
 
-# The event pipe's touchscreen (docs/CONFIGURATION.md, "--event-pipe").
-PANEL_MM = 217.0
-UNITS_PER_MM = 20
-EV_SYN, EV_KEY, EV_ABS = 0, 1, 3
-SYN_REPORT, BTN_TOUCH = 0, 0x14A
-ABS_X, ABS_Y, ABS_MT_SLOT, ABS_MT_POSITION_X, ABS_MT_POSITION_Y, ABS_MT_TRACKING_ID = 0x00, 0x01, 0x2F, 0x35, 0x36, 0x39
+PANEL_MM = session.PANEL_MM
 
 
 def page_colours():
@@ -99,89 +94,18 @@ def missing_requirements():
     return missing
 
 
-class Finger:
-    """One finger on the event pipe's touchscreen: each frame stamped with CLOCK_MONOTONIC now."""
+class GtkPagesTest(Session, unittest.TestCase):
+    watched = "app"
+    failed_prefix = "gtk-pages-failed-"
 
-    def __init__(self, fifo):
-        self.fd = os.open(fifo, os.O_WRONLY)  # the daemon holds it open read-write: no wait
-        self.x_mm = self.y_mm = 0.0
-        self.tracking_id = 0
-
-    def close(self):
-        os.close(self.fd)
-
-    def _frame(self, *events):
-        now = time.clock_gettime(time.CLOCK_MONOTONIC)
-        seconds, microseconds = int(now), int((now % 1) * 1_000_000)
-        records = [struct.pack("llHHi", seconds, microseconds, kind, code, value)
-                   for kind, code, value in (*events, (EV_SYN, SYN_REPORT, 0))]
-        os.write(self.fd, b"".join(records))
-
-    def _position(self):
-        x, y = round(self.x_mm * UNITS_PER_MM), round(self.y_mm * UNITS_PER_MM)
-        return ((EV_ABS, ABS_MT_POSITION_X, x), (EV_ABS, ABS_MT_POSITION_Y, y), (EV_ABS, ABS_X, x), (EV_ABS, ABS_Y, y))
-
-    def down(self, x_mm, y_mm):
-        self.x_mm, self.y_mm = x_mm, y_mm
-        self.tracking_id += 1
-        self._frame((EV_ABS, ABS_MT_SLOT, 0), (EV_ABS, ABS_MT_TRACKING_ID, self.tracking_id), *self._position(),
-                    (EV_KEY, BTN_TOUCH, 1))
-
-    def move_to(self, x_mm, step_mm=4.0, frame_s=0.01):
-        """Toward x_mm in steps of step_mm, one frame every frame_s (4 mm / 10 ms: 400 mm/s)."""
-        while self.x_mm < x_mm:
-            time.sleep(frame_s)
-            self.x_mm = min(x_mm, self.x_mm + step_mm)
-            self._frame((EV_ABS, ABS_MT_SLOT, 0), *self._position())
-
-    def up(self, frame_s=0.01):
-        time.sleep(frame_s)
-        self._frame((EV_ABS, ABS_MT_SLOT, 0), (EV_ABS, ABS_MT_TRACKING_ID, -1), (EV_KEY, BTN_TOUCH, 0))
-
-
-class GtkPagesTest(unittest.TestCase):
     def setUp(self):
         missing = missing_requirements()
-        if missing:
-            message = "the GTK example's test needs " + ", ".join(missing) + " (scripts/setup installs them)"
-            if os.environ.get("CI"):
-                self.fail(message)
-            self.skipTest(message)
-        support.require_binary()
-        self.directory = support.temporary_directory(self)
-        self.kept = os.environ.get("POPGESTURE_SCREENSHOTS")
-        if self.kept:
-            os.makedirs(self.kept, exist_ok=True)
+        self.require(missing, "the GTK example's test")
         self.display = self.start_display()
-        fifo = os.path.join(self.directory, "events")
-        os.mkfifo(fifo, 0o600)
-        config = os.path.join(self.directory, "empty.conf")
-        open(config, "w").close()
-        self.daemon = support.Daemon(self.directory, ["run", "--event-pipe", fifo, "--config", config])
-        self.addCleanup(self.daemon.stop)
-        self.finger = Finger(fifo)
-        self.addCleanup(self.finger.close)
+        self.start_daemon()
         self.app_log = os.path.join(self.directory, "app.log")
 
     # ------------------------------------------------------------ processes
-
-    def spawn(self, argv, name, env=None):
-        log = open(os.path.join(self.directory, name + ".log"), "wb")
-        self.addCleanup(log.close)
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                   env=env)
-        self.addCleanup(self.stop, process)
-        return process
-
-    @staticmethod
-    def stop(process):
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
     def start_display(self):
         """Xvfb on a display it picks (-displayfd), and openbox managing it."""
@@ -218,51 +142,17 @@ class GtkPagesTest(unittest.TestCase):
                    PYTHONUNBUFFERED="1")
         self.app = self.spawn([APP_PYTHON, EXAMPLE, "--socket", self.daemon.socket, "--maximized"], "app", env)
 
-    def read(self, name):
-        try:
-            with open(os.path.join(self.directory, name + ".log"), encoding="utf-8", errors="replace") as file:
-                return file.read()
-        except OSError:
-            return ""
-
     def app_lines(self):
         return self.read("app").splitlines()
 
     def logs(self):
         return f"\n--- app:\n{self.read('app')}\n--- daemon:\n{self.daemon.log}"
 
-    def wait_for(self, predicate, timeout, what):
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > deadline:
-                self.fail(f"no {what} within {timeout} s{self.logs()}")
-            if getattr(self, "app", None) is not None and self.app.poll() is not None:
-                self.fail(f"the app exited ({self.app.returncode}) waiting for {what}{self.logs()}")
-            time.sleep(0.02)
-
     # ------------------------------------------------------------ screenshots
 
-    def shot(self, name, check, timeout=5.0):
-        """Screenshots until the screen is still (two grabs alike) and `check(image)` returns
-        None (it returns what is wrong otherwise); the last one is saved as NAME.png, and
-        kept if the check never passed."""
-        deadline = time.monotonic() + timeout
-        previous = None
-        while True:
-            image = screenshot.grab(self.display)
-            still = previous is not None and image.rgb == previous.rgb
-            problem = check(image) if still or time.monotonic() > deadline else "the screen is still changing"
-            if problem is None or time.monotonic() > deadline:
-                break
-            previous = image
-            time.sleep(0.05)
-        if self.kept:
-            image.save_png(os.path.join(self.kept, name + ".png"))
-        if problem is not None:
-            kept = self.kept or tempfile.mkdtemp(prefix="gtk-pages-failed-")
-            image.save_png(os.path.join(kept, name + ".png"))
-            self.fail(f"{name}: {problem} (screenshot: {os.path.join(kept, name + '.png')}){self.logs()}")
-        return image
+    def grab(self):
+        return screenshot.grab(self.display)
+
 
     def row_y(self, image):
         return int(image.height * 0.88)  # below every label and button of a page, above the window's edge

@@ -29,4 +29,18 @@ import Testing
         #expect(map == BackInputMap(standard: Self.altLeft, apps: ["waydroid.*": Self.back]))
         #expect(map.allCodes == [56, 105, 158])
     }
+
+    @Test func anOwnSwipeEntryWinsOnItsIdAndTheMoreSpecificEntryOfTheTwoTablesWinsOnPrefixes() {
+        let map = BackInputMap(
+            standard: Self.altLeft, apps: ["org.kde.konsole": Self.back, "org.kde.dolphin.*": Self.side],
+            ownSwipe: ["org.kde.*", "org.gnome.Settings"])
+        #expect(map.ownsSwipe("org.gnome.Settings"))
+        #expect(map.ownsSwipe("org.kde.kclock"), "the prefix org.kde.")
+        #expect(!map.ownsSwipe("org.kde.konsole"), "an exact key entry is more specific than a prefix")
+        #expect(!map.ownsSwipe("org.kde.dolphin.x"), "a longer key prefix is more specific")
+        #expect(!map.ownsSwipe("org.gnome.Settings2"))
+        #expect(!map.ownsSwipe("firefox"))
+        #expect(map.withoutInputs == BackInputMap(standard: nil, ownSwipe: ["org.kde.*", "org.gnome.Settings"]))
+        #expect(map != BackInputMap(standard: Self.altLeft, apps: map.apps), "own swipes count in equality")
+    }
 }

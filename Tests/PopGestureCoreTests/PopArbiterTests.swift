@@ -33,9 +33,9 @@ import Testing
         #expect(feed(.began(Self.at(10, ms: 0)), nav) == .none)
         #expect(feed(.changed(Self.at(13, ms: 10)), nav) == .none, "3 mm: not yet")
         #expect(feed(.changed(Self.at(20, ms: 20)), nav) == .began(Self.target, progress: 0.05))
-        #expect(feed(.changed(Self.at(40, ms: 30)), nav) == .progress(Self.pop, 0.15))
+        #expect(feed(.changed(Self.at(40, ms: 30)), nav) == .progress(.navigator(Self.pop), 0.15))
         #expect(feed(.changed(Self.at(40.05, ms: 40)), nav) == .none, "under a thousandth of progress")
-        #expect(feed(.changed(Self.at(0, ms: 50)), nav) == .progress(Self.pop, 0), "clamped at 0")
+        #expect(feed(.changed(Self.at(0, ms: 50)), nav) == .progress(.navigator(Self.pop), 0), "clamped at 0")
     }
 
     @Test mutating func releaseCommitsOnProgressOrFling() throws {

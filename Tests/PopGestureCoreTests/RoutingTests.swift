@@ -74,12 +74,48 @@ import Testing
 
     // MARK: - No navigator: the back input
 
-    @Test("With no client, an edge swipe from 1 % of the width sends the back input, and no progress")
+    @Test("With no client, an edge swipe from 1 % of the width sends the back input; observers see its progress")
     func edgeSwipeWithoutClients() {
         var rig = Rig()
         let events = rig.swipe(from: 0.01)
         #expect(Self.backs(events) == ["input alt+left -"])
-        #expect(events.map(\.kind) == ["input-began", "back-input"], "no pop-progress: the app knows nothing of it")
+        let kinds = events.map(\.kind)
+        #expect(kinds.first == "input-began" && kinds.last == "back-input")
+        #expect(kinds.dropFirst().dropLast().allSatisfy { $0 == "input-progress" }, "no pop-progress: the app knows nothing of it")
+        let progress = Self.inputProgress(events)
+        #expect(progress.count >= 2)
+        #expect(progress == progress.sorted(), "a straight swipe only grows")
+        #expect(abs((progress.last ?? 0) - 40 / (4095.0 / 16)) < 0.01, "40 mm of the fixture's 256: a fling committed it")
+        #expect(
+            events.allSatisfy { if case .inputProgress(_, _, let commit, _) = $0 { commit == 0.3 } else { true } },
+            "each names the commit progress in force")
+        #expect(events.allSatisfy { $0.owner == nil }, "observers only")
+    }
+
+    @Test("A swipe toward the back input held halfway to the commit point: input-progress follows the finger, nothing is sent")
+    func heldHalfway() {
+        var rig = Rig()
+        rig.script.down(at: 0.01, 0.5)
+        // Half of the commit progress (0.3 of the width): 0.15 of the width.
+        let half = 0.15 * 4095 / 16  // the fixture: 4095 units at 16 per mm
+        rig.script.move(byMillimetres: half, 0, over: .milliseconds(300))
+        rig.script.rest(.milliseconds(100))
+        let held = rig.feed()
+        #expect(held.first?.kind == "input-began")
+        let last = Self.inputProgress(held).last ?? 0
+        #expect(abs(last - 0.15) < 0.01, "progress \(last) is where the finger is")
+        #expect(Self.backs(held).isEmpty)
+        rig.script.move(byMillimetres: -half, 0, over: .milliseconds(200))
+        rig.script.rest(.milliseconds(200))
+        rig.script.up()
+        let released = rig.feed()
+        #expect((Self.inputProgress(released).last ?? 1) < 0.01, "back to the edge")
+        #expect(released.contains { if case .inputCancelled(_, .released, _) = $0 { true } else { false } })
+        #expect(Self.backs(released).isEmpty)
+    }
+
+    static func inputProgress(_ events: [EngineEvent]) -> [Double] {
+        events.compactMap { if case .inputProgress(_, let progress, _, _) = $0 { progress } else { nil } }
     }
 
     @Test("With no client, a swipe from the middle and a vertical scroll send nothing")
@@ -237,6 +273,38 @@ import Testing
         let refused = rig.swipe()
         #expect(Self.backs(refused).isEmpty)
         #expect(refused.contains { if case .rejected(.noNavigator, _, _) = $0 { true } else { false } })
+    }
+
+    @Test("An app with its own swipe-back: the edge swipe is refused as own-swipe, no key, and the touch is never held")
+    func ownSwipeApp() throws {
+        var rig = Rig(backInput: BackInputMap(standard: Self.altLeft, ownSwipe: ["org.gnome.Settings"]))
+        rig.engine.identify(Self.shell, app: nil, pid: nil, isShell: true)
+        // The same edge landing, first in an app that gets the key: held while deciding.
+        try rig.engine.shellReports(.init(app: "org.gnome.Maps", pid: nil), by: Self.shell, at: rig.script.time)
+        rig.script.down(at: 0.01, 0.5)
+        rig.feed()
+        #expect(rig.engine.touchVerdict(of: rig.screen) == .deciding(holdable: true))
+        rig.script.up()
+        rig.feed()
+
+        try rig.engine.shellReports(.init(app: "org.gnome.Settings", pid: nil), by: Self.shell, at: rig.script.time)
+        rig.events = []
+        var verdicts: [TouchRouter.Verdict] = []
+        rig.script.down(at: 0.01, 0.5)
+        rig.feed()
+        verdicts.append(rig.engine.touchVerdict(of: rig.screen))
+        for _ in 0..<8 {
+            rig.script.move(byMillimetres: 5, 0, over: .milliseconds(12))
+            rig.feed()
+            verdicts.append(rig.engine.touchVerdict(of: rig.screen))
+        }
+        rig.script.up()
+        rig.feed()
+        #expect(verdicts.first == .deciding(holdable: false), "deciding, but not holdable: the app needs the touch")
+        #expect(verdicts.allSatisfy { $0 == .deciding(holdable: false) || $0 == .none })
+        #expect(Self.backs(rig.events).isEmpty)
+        #expect(rig.events.contains { if case .rejected(.ownSwipe, _, _) = $0 { true } else { false } })
+        #expect(!rig.events.contains { $0.kind == "input-began" })
     }
 
     @Test("Focus changing under the finger keeps the swipe's target: the finger already chose it")

@@ -37,6 +37,8 @@ struct WireEncodingTests {
              json: #"{"type":"rejected","reason":"too-far-from-edge","device":3,"time_us":12345678}"#),
         Line(event: .inputBegan(app: "firefox", time: time),
              json: #"{"type":"input-began","app":"firefox","time_us":12345678}"#),
+        Line(event: .inputProgress(app: "firefox", progress: 0.125, commit: 0.3, time: time),
+             json: #"{"type":"input-progress","app":"firefox","progress":0.125,"commit":0.3,"time_us":12345678}"#),
         Line(event: .inputCancelled(app: nil, reason: .released, time: time),
              json: #"{"type":"input-cancelled","reason":"released","time_us":12345678}"#),
         Line(event: .backInput(BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", seat: .seat0, reason: .fling, time: time),
@@ -95,6 +97,11 @@ struct WireEncodingTests {
         case .inputBegan(let app, _):
             #expect(type == "input-began")
             #expect(object["app"] as? String == app)
+        case .inputProgress(let app, let progress, let commit, _):
+            #expect(type == "input-progress")
+            #expect(object["app"] as? String == app)
+            #expect((object["progress"] as? NSNumber)?.doubleValue == progress)
+            #expect((object["commit"] as? NSNumber)?.doubleValue == commit)
         case .inputCancelled(_, let reason, _):
             #expect(type == "input-cancelled")
             #expect(object["reason"] as? String == reason.rawValue)

@@ -45,6 +45,24 @@ private let path = "/etc/popgestured/popgestured.conf"
         #expect(map.allCodes == [Self.leftAlt, Self.left, Self.back, Self.side])
     }
 
+    @Test func ownSwipeLeavesAnAppAloneAndAReloadNamesItAsChanged() throws {
+        let configuration = try Configuration.parse(
+            """
+            [back-input]
+            org.gnome.Settings = own-swipe
+            org.kde.* = Own-Swipe
+            firefox = side
+            """, path: path)
+        let map = configuration.backInput
+        #expect(map.ownSwipe == ["org.gnome.Settings", "org.kde.*"])
+        #expect(map.apps.keys.sorted() == ["firefox"], "own-swipe is no key")
+        #expect(map.ownsSwipe("org.kde.kclock"))
+        #expect(map.allCodes == [Self.leftAlt, Self.left, Self.side])
+        let before = try Configuration.parse("[back-input]\nfirefox = side\n", path: path)
+        #expect(configuration.changedKeys(since: before).contains(.backInput))
+        #expect(configuration.changedBackInputApps(since: before) == ["org.gnome.Settings", "org.kde.*"])
+    }
+
     @Test func theCommandLineSetsOnlyTheStandardInput() throws {
         let configuration = try Configuration.parse(
             "[back-input]\nfirefox = side\n", path: path, overrides: [.backInput: "none", .backInputMode: "fullscreen"])

@@ -28,6 +28,23 @@ import Testing
         #expect(warning.contains("modprobe uinput"))
     }
 
+    @Test func withoutUinputOwnSwipeAppsAreStillLeftAlone() throws {
+        guard !Self.hasUinput else { return }
+        let configuration = try Configuration.parse("[back-input]\norg.gnome.Settings = own-swipe\n", path: "test")
+        let setup = BackInputSetup(configuration)
+        #expect(setup.map.standard == nil)
+        #expect(setup.map.ownsSwipe("org.gnome.Settings"))
+    }
+
+    @Test func withoutUinputTheEventPipeKeepsTheTableAndSendsNothing() throws {
+        guard !Self.hasUinput else { return }
+        let configuration = try Configuration.parse("[back-input]\nfoot = none\n", path: "test")
+        let setup = BackInputSetup(configuration, keepingTable: true)
+        #expect(setup.device == nil, "nothing to send through")
+        #expect(setup.map == configuration.backInput)
+        #expect(setup.warning?.hasSuffix("--event-pipe keeps the [back-input] table: swipes go to it, nothing is sent") == true)
+    }
+
     @Test(.enabled(if: hasUinput, "needs /dev/uinput; this kernel has none (the VM tier covers it)"))
     func aReloadWithTheSameCodesKeepsTheDevice() throws {
         let first = BackInputSetup(Configuration())

@@ -46,6 +46,18 @@ import Testing
             == "  0.000s  pop-cancelled  main  detail  rotated")
     }
 
+    @Test("a swipe toward the back input: its progress and the commit point, as docs/PROTOCOL.md shows it")
+    func backInputProgressLines() {
+        var formatter = EventFormatter()
+        #expect([
+            #"{"type":"input-began","app":"firefox","time_us":1000010000}"#,
+            #"{"type":"input-progress","app":"firefox","progress":0.18,"commit":0.3,"time_us":1000090000}"#,
+        ].map { formatter.format(line: $0) } == [
+            "  0.000s  input-began    input  firefox",
+            "  0.080s  input-progress  input  firefox  progress 0.180 of 0.300",
+        ])
+    }
+
     @Test("a cancelled pop and a hidden bar")
     func cancelledLine() {
         var formatter = EventFormatter()

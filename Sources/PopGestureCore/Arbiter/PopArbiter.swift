@@ -19,6 +19,15 @@ public struct PopTarget: Sendable, Hashable {
 public enum GestureTarget: Sendable, Hashable {
     case navigator(PopTarget)
     case input(BackInput, app: String?)
+
+    /// Nil for an app that goes back by its own swipe: no back of the daemon's reaches it.
+    init?(_ destination: BackDestination) {
+        switch destination {
+        case .navigator(let nav): self = .navigator(PopTarget(navigator: nav.id, owner: nav.owner, page: nav.top.id))
+        case .input(let input, let app): self = .input(input, app: app)
+        case .ownSwipe: return nil
+        }
+    }
 }
 
 /// Why a release committed the pop.
@@ -88,8 +97,9 @@ public struct PopArbiter: Sendable {
         case rejected(RejectionReason)
         /// The pop began; `progress` is where the finger already is.
         case began(GestureTarget, progress: Double)
-        /// Only for a navigator: the back input has no page to move.
-        case progress(PopTarget, Double)
+        /// The finger moved: the navigator's page follows it; for the back input only
+        /// observers see it (an indicator).
+        case progress(GestureTarget, Double)
         /// Released past the threshold or flung: pop the page, or send the back input.
         case commit(GestureTarget, CommitReason)
         case cancelled(GestureTarget, PopCancelReason)
@@ -166,8 +176,7 @@ public struct PopArbiter: Sendable {
                 guard (now * 1000).rounded() != (progress * 1000).rounded() else { return .none }
                 state = .interactive(device: owner, origin: origin, surface: surface, target: target,
                                      direction: direction, progress: now)
-                guard case .navigator(let pop) = target else { return .none }
-                return .progress(pop, now)
+                return .progress(target, now)
             case .ended(let sample):
                 let velocity = sample.velocityX * direction
                 let travel = (sample.position.xMillimetres - origin.position.xMillimetres) * direction
@@ -233,14 +242,10 @@ public struct PopArbiter: Sendable {
             screenWidthMillimetres: surface.widthMillimetres, isOnScreen: surface.isOnScreen,
             heldMicroseconds: (pressEnded ?? sample.time) - origin.time)
         let rejection = popRejection(for: start, to: destination, layout: layout, settings: settings, at: sample.time)
-        guard rejection == nil, let destination else {
+        guard rejection == nil, let target = destination.flatMap(GestureTarget.init) else {
             let reason = rejection ?? .noNavigator
             transition(to: .rejected(device: device, reason), "dx=\(dx) dy=\(dy)")
             return .rejected(reason)
-        }
-        let target: GestureTarget = switch destination {
-        case .navigator(let nav): .navigator(PopTarget(navigator: nav.id, owner: nav.owner, page: nav.top.id))
-        case .input(let input, let app): .input(input, app: app)
         }
         let direction = layout.backDirection
         let progress = Self.progress(origin: origin, sample: sample, surface: surface, direction: direction)

@@ -24,6 +24,9 @@ public enum RejectionReason: String, Sendable, Hashable, CaseIterable {
     case stackChanged = "stack-changed"
     /// The screen turned while the pan was being decided.
     case rotated
+    /// The focused app runs its own swipe-back (`own-swipe` in the `[back-input]`
+    /// table): the daemon leaves the swipe to it, so it goes back once, not twice.
+    case ownSwipe = "own-swipe"
 
     init(_ reason: PanCancelReason) {
         switch reason {
@@ -72,6 +75,9 @@ public enum BackDestination: Sendable, Hashable {
     /// The focused app has no navigator: the daemon's virtual device sends `input`.
     /// `app` is the focused app's id when a shell said it.
     case input(BackInput, app: String?)
+    /// The focused app `app` goes back by its own swipe (``BackInputMap/ownSwipe``):
+    /// the daemon does nothing, not even hold the touch.
+    case ownSwipe(app: String)
 }
 
 /// FDFullscreenPopGesture's `gestureRecognizerShouldBegin:`, guard for guard, then
@@ -83,6 +89,9 @@ public func popRejection(
 ) -> RejectionReason? {
     // No navigator is in front, and the focused app gets no back input.
     guard let destination else { return .noNavigator }
+
+    // The app runs its own swipe-back from the same touches: a key too would go back twice.
+    if case .ownSwipe = destination { return .ownSwipe }
 
     // Where the finger landed decides the edge, not where it is now (InputActions #168).
     let fromLeadingEdge = GestureSettings.distanceFromLeadingEdge(
@@ -105,7 +114,7 @@ public func popRejection(
 
         // Ignore while a push or pop is still animating.
         if navigator.isTransitioning(at: time) { return .transitioning }
-    case .input:
+    case .input, .ownSwipe:
         // The app knows nothing of the swipe and gets its touches too: like Android's
         // system back, only the edge starts one by default (`backInputMode`).
         mode = settings.backInputMode

@@ -26,7 +26,8 @@ public struct BackInput: Sendable, Hashable, CustomStringConvertible {
 
 /// Which back input each app gets: one for every app, and an override per app id
 /// (Wayland's `app_id`, X11's `WM_CLASS`). Nil means none: a swipe in that app is
-/// refused as `no-navigator`.
+/// refused as `no-navigator`. Apps in ``ownSwipe`` get nothing either, refused as
+/// `own-swipe`.
 public struct BackInputMap: Sendable, Hashable {
     /// At most 256 app ids: far more apps than a tablet runs, and it bounds the table
     /// a configuration file can make the daemon hold.
@@ -43,11 +44,34 @@ public struct BackInputMap: Sendable, Hashable {
     /// The prefix entries of ``apps``, longest first, so the most specific one matches.
     private var prefixes: [(prefix: Substring, input: BackInput?)]
 
-    public init(standard: BackInput?, apps: [String: BackInput?] = [:]) {
+    /// App ids (exact, or a prefix ending in `*`, as in ``apps``) whose app runs its own
+    /// swipe-back (`own-swipe`): the daemon sends nothing and holds no touch for them,
+    /// so the app goes back once. An id here wins over the same id in ``apps``; else the
+    /// more specific entry of the two tables wins. Default empty.
+    public var ownSwipe: Set<String> = []
+
+    public init(standard: BackInput?, apps: [String: BackInput?] = [:], ownSwipe: Set<String> = []) {
         self.standard = standard
         self.apps = apps
         self.prefixes = Self.prefixes(of: apps)
+        self.ownSwipe = ownSwipe
     }
+
+    /// Whether the app `app` runs its own swipe-back: its id, or the longest prefix it
+    /// starts with, is in ``ownSwipe`` and ``apps`` has no more specific entry for it.
+    public func ownsSwipe(_ app: String) -> Bool {
+        guard !ownSwipe.isEmpty else { return false }
+        if ownSwipe.contains(app) { return true }
+        if apps.keys.contains(app) { return false }
+        let longest: (Substring) -> Int = { prefix in app.hasPrefix(prefix) ? prefix.utf8.count : -1 }
+        let own = ownSwipe.lazy.filter { $0.hasSuffix("*") }.map { longest($0.dropLast()) }.max() ?? -1
+        let keys = prefixes.first { app.hasPrefix($0.prefix) }.map { $0.prefix.utf8.count } ?? -1
+        return own >= 0 && own > keys
+    }
+
+    /// The table with no input for any app, own swipes kept: what the daemon uses when
+    /// it has no virtual device, so an app with its own swipe is still left alone.
+    public var withoutInputs: BackInputMap { BackInputMap(standard: nil, ownSwipe: ownSwipe) }
 
     /// No back input for any app: what the daemon uses when it has no virtual device.
     public static let none = BackInputMap(standard: nil)
@@ -66,11 +90,14 @@ public struct BackInputMap: Sendable, Hashable {
             .sorted { ($0.prefix.utf8.count, $1.prefix) > ($1.prefix.utf8.count, $0.prefix) }
     }
 
-    public static func == (a: BackInputMap, b: BackInputMap) -> Bool { a.standard == b.standard && a.apps == b.apps }
+    public static func == (a: BackInputMap, b: BackInputMap) -> Bool {
+        a.standard == b.standard && a.apps == b.apps && a.ownSwipe == b.ownSwipe
+    }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(standard)
         hasher.combine(apps)
+        hasher.combine(ownSwipe)
     }
 
     /// Every code some app may be sent: the codes the virtual device must declare.

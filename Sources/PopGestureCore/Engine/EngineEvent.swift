@@ -18,8 +18,12 @@ public enum EngineEvent: Sendable, Hashable {
     /// A pan that did not become a back gesture, and why.
     case rejected(RejectionReason, device: DeviceID, time: Timestamp)
     /// A swipe toward the back input began: the focused app (`app`, when known) has no
-    /// navigator. Observers only; no progress follows, the app knows nothing of it.
+    /// navigator. Observers only; the app knows nothing of it.
     case inputBegan(app: String?, time: Timestamp)
+    /// That swipe's finger moved (and once right after ``inputBegan(app:time:)``):
+    /// `progress` as ``popProgress(_:progress:time:)``'s, `commit` the commit progress in
+    /// force. Observers only, for an indicator that follows the finger (Android's arrow).
+    case inputProgress(app: String?, progress: Double, commit: Double, time: Timestamp)
     /// That swipe will not go back.
     case inputCancelled(app: String?, reason: PopCancelReason, time: Timestamp)
     /// That swipe committed: the daemon's virtual device of `seat` (the swiped device's)
@@ -37,7 +41,7 @@ public enum EngineEvent: Sendable, Hashable {
             t.owner
         case .back(_, let owner, _, _, _), .bar(_, let owner, _, _):
             owner
-        case .rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged, .screenChanged:
+        case .rejected, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged, .screenChanged:
             nil
         }
     }

@@ -237,6 +237,8 @@ public struct GestureEngine: Sendable {
         switch destination {
         case .navigator(let navigator): (mode, layout) = (settings.mode, navigation.layout(of: navigator))
         case .input: (mode, layout) = (settings.backInputMode, navigation.defaultLayout)
+        // The app's own swipe needs the touches: never held (popRejection says own-swipe).
+        case .ownSwipe: return false
         }
         // Fullscreen mode never delays: a touch anywhere may become a back.
         guard mode == .edge else { return false }
@@ -486,6 +488,7 @@ public struct GestureEngine: Sendable {
         return switch navigation.destination(backInput: settings.backInput, on: seat) {
         case .navigator(let navigator): "navigator \(navigator.id)"
         case .input(let input, let app): "back input \(input) for \(app ?? "an unknown app")"
+        case .ownSwipe(let app): "\(app)'s own swipe-back"
         case nil: "nothing"
         }
     }
@@ -522,10 +525,13 @@ public struct GestureEngine: Sendable {
             outbox.append(.rejected(reason, device: device, time: time))
         case .began(.navigator(let target), let progress):
             outbox.append(.popBegan(target, progress: progress, time: time))
-        case .began(.input(_, let app), _):
+        case .began(.input(_, let app), let progress):
             outbox.append(.inputBegan(app: app, time: time))
-        case .progress(let target, let progress):
+            outbox.append(.inputProgress(app: app, progress: progress, commit: settings.commitProgress, time: time))
+        case .progress(.navigator(let target), let progress):
             outbox.append(.popProgress(target, progress: progress, time: time))
+        case .progress(.input(_, let app), let progress):
+            outbox.append(.inputProgress(app: app, progress: progress, commit: settings.commitProgress, time: time))
         case .commit(.navigator(let target), let reason):
             guard let done = navigation.commitBack(target.navigator, expectedTop: target.page, at: time) else {
                 // The stack changed in a way the arbiter did not see: never pop the wrong page.

@@ -80,12 +80,14 @@ public struct NavigationState: Sendable {
     }
 
     /// Where a back gesture on the seat would go now: its navigator in front, else the
-    /// back input `backInput` names for its focused app; nil when neither.
+    /// back input `backInput` names for its focused app (or that app's own swipe);
+    /// nil when neither.
     public func destination(backInput: BackInputMap, on seat: Seat) -> BackDestination? {
         if let front = front(on: seat) { return .navigator(front) }
         // The shell says no window has focus: a key would reach nobody.
         if focus.noWindowFocused(on: seat) { return nil }
         let app = focus.focusedApp(on: seat)
+        if let app, backInput.ownsSwipe(app) { return .ownSwipe(app: app) }
         return backInput.input(forApp: app).map { .input($0, app: app) }
     }
 

@@ -494,6 +494,7 @@ struct Diagnosis {
         case .deviceRemoved: "the device went away"
         case .busy: "another device's swipe was under way"
         case .rotated: "the screen turned while it was being decided"
+        case .ownSwipe: "the focused app goes back by its own swipe (own-swipe in [back-input]): left to it, so it goes back once"
         default: "a reason this popgesturectl does not know"
         }
     }

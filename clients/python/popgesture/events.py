@@ -13,7 +13,7 @@ owns the navigator, and the gesture ones only while that client is focused and i
 navigator is the one in front (docs/PROTOCOL.md, "Focus"). A committed swipe comes
 as ``PopBegan, PopProgress..., PopFinished, Back, Bar``; a cancelled one as
 ``PopBegan, PopProgress..., PopCancelled, Bar``. Observer events
-(:class:`Rejected`, :class:`InputBegan`, :class:`InputCancelled`,
+(:class:`Rejected`, :class:`InputBegan`, :class:`InputProgress`, :class:`InputCancelled`,
 :class:`BackInput`, :class:`FocusChanged`) come only after ``subscribe``.
 """
 
@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 __all__ = [
     "Event", "PopBegan", "PopProgress", "PopFinished", "PopCancelled", "Back", "Bar",
-    "Rejected", "InputBegan", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Error",
+    "Rejected", "InputBegan", "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Error",
     "Connected", "Disconnected", "decode_event",
 ]
 
@@ -140,6 +140,18 @@ class InputBegan(Event):
 
     type: str = _typed("input-began")
     app: Optional[str] = None
+    time_us: int = 0
+
+
+@dataclass
+class InputProgress(Event):
+    """(Observers only.) The finger of a pan toward the back input moved: ``progress``
+    0…1 across the screen, ``commit`` the progress that commits it on release."""
+
+    type: str = _typed("input-progress")
+    app: Optional[str] = None
+    progress: float = 0.0
+    commit: float = 0.0
     time_us: int = 0
 
 
@@ -261,6 +273,7 @@ _SCHEMA = {
     "bar": (Bar, (("navigator", str, True), ("page", str, True), ("hidden", bool, False))),
     "rejected": (Rejected, (("reason", str, True), ("device", int, False), ("time_us", int, False))),
     "input-began": (InputBegan, (("app", str, False), ("time_us", int, False))),
+    "input-progress": (InputProgress, (("app", str, False), ("progress", _NUMBER, True), ("commit", _NUMBER, True), ("time_us", int, False))),
     "input-cancelled": (InputCancelled, (("app", str, False), ("reason", str, False), ("time_us", int, False))),
     "back-input": (BackInput, (("app", str, False), ("input", str, False), ("reason", str, False), ("time_us", int, False))),
     "focus-changed": (FocusChanged, (("source", str, False), ("app", str, False), ("pid", int, False), ("navigator", str, False))),

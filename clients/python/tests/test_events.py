@@ -60,6 +60,12 @@ class DecodeTests(unittest.TestCase):
                 self.assertIs(type(event), popgesture.Event)
                 self.assertEqual(event.raw, raw)
 
+    def test_input_progress_carries_progress_and_commit(self):
+        event = popgesture.decode_event({"type": "input-progress", "app": "foot", "progress": 0.15, "commit": 0.3,
+                                         "time_us": 5})
+        self.assertIsInstance(event, popgesture.InputProgress)
+        self.assertEqual((event.app, event.progress, event.commit), ("foot", 0.15, 0.3))
+
     def test_extra_fields_are_kept_in_raw(self):
         event = popgesture.decode_event({"type": "bar", "navigator": "m", "page": "p", "hidden": True, "new": 1})
         self.assertIsInstance(event, popgesture.Bar)
@@ -67,8 +73,8 @@ class DecodeTests(unittest.TestCase):
 
     def test_schema_covers_the_documented_events(self):
         documented = {"pop-began", "pop-progress", "pop-finished", "back", "pop-cancelled", "bar", "rejected",
-                      "input-began", "input-cancelled", "back-input", "focus-changed", "screen-changed",
-                      "error"}
+                      "input-began", "input-progress", "input-cancelled", "back-input", "focus-changed",
+                      "screen-changed", "error"}
         self.assertEqual(set(events._SCHEMA), documented)
 
 
