@@ -188,6 +188,10 @@ public enum MessageCodec {
             writer.integer(device)
         case .inputBegan(let app, _):
             member("app", app)
+        case .inputProgress(let app, let progress, _):
+            member("app", app)
+            writer.key("progress")
+            writer.thousandths(progress)
         case .inputCancelled(let app, let reason, _):
             member("app", app)
             member("reason", reason.rawValue)
@@ -363,6 +367,10 @@ public enum MessageCodec {
                 timeMicroseconds: try f.integer("time_us"))
         case .inputBegan:
             return .inputBegan(app: try f.optionalString("app"), timeMicroseconds: try f.integer("time_us"))
+        case .inputProgress:
+            return .inputProgress(
+                app: try f.optionalString("app"), progress: try f.number("progress"),
+                timeMicroseconds: try f.integer("time_us"))
         case .inputCancelled:
             return .inputCancelled(
                 app: try f.optionalString("app"), reason: ServerEvent.CancelReason(rawValue: try f.string("reason")),

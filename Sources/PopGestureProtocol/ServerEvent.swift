@@ -1,6 +1,6 @@
 /// One event the daemon sends (docs/PROTOCOL.md, "Events"): to the owner of the
 /// navigator it is about and to observers; `rejected` and the back input's events
-/// (`input-began`, `input-cancelled`, `back-input`) to observers only.
+/// (`input-began`, `input-progress`, `input-cancelled`, `back-input`) to observers only.
 ///
 /// Times are the evdev events' own, in microseconds of `CLOCK_MONOTONIC`. Progress runs
 /// 0…1 across the screen width and travels rounded to thousandths.
@@ -20,8 +20,11 @@ public enum ServerEvent: Sendable, Hashable {
     /// A pan that did not become a back gesture, and why; `device` is `status`'s number.
     case rejected(reason: RejectionReason, device: Int64, timeMicroseconds: Int64)
     /// A swipe began that goes to the daemon's back input: the focused app (`app`, when
-    /// a shell named it) has no navigator. No progress follows.
+    /// a shell named it) has no navigator.
     case inputBegan(app: String?, timeMicroseconds: Int64)
+    /// Where that swipe is (0…1 across the screen width): right after `input-began`, then
+    /// at each change of a thousandth.
+    case inputProgress(app: String?, progress: Double, timeMicroseconds: Int64)
     /// That swipe will not go back.
     case inputCancelled(app: String?, reason: CancelReason, timeMicroseconds: Int64)
     /// That swipe committed: the daemon's virtual device sent `input` (`alt+left`).
@@ -38,6 +41,7 @@ public enum ServerEvent: Sendable, Hashable {
         case popCancelled = "pop-cancelled"
         case back, bar, rejected
         case inputBegan = "input-began"
+        case inputProgress = "input-progress"
         case inputCancelled = "input-cancelled"
         case backInput = "back-input"
         case focusChanged = "focus-changed"
@@ -53,6 +57,7 @@ public enum ServerEvent: Sendable, Hashable {
         case .bar: .bar
         case .rejected: .rejected
         case .inputBegan: .inputBegan
+        case .inputProgress: .inputProgress
         case .inputCancelled: .inputCancelled
         case .backInput: .backInput
         case .focusChanged: .focusChanged
@@ -65,7 +70,7 @@ public enum ServerEvent: Sendable, Hashable {
         case .popBegan(let n, _, _, _), .popProgress(let n, _, _, _), .popFinished(let n, _, _, _),
              .popCancelled(let n, _, _, _), .back(let n, _, _, _), .bar(let n, _, _):
             n
-        case .rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged: nil
+        case .rejected, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged: nil
         }
     }
 
@@ -74,7 +79,7 @@ public enum ServerEvent: Sendable, Hashable {
         switch self {
         case .popBegan(_, _, _, let t), .popProgress(_, _, _, let t), .popFinished(_, _, _, let t),
              .popCancelled(_, _, _, let t), .back(_, _, _, let t), .rejected(_, _, let t), .inputBegan(_, let t),
-             .inputCancelled(_, _, let t), .backInput(_, _, _, let t):
+             .inputProgress(_, _, let t), .inputCancelled(_, _, let t), .backInput(_, _, _, let t):
             t
         case .bar, .focusChanged: nil
         }

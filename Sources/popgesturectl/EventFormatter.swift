@@ -56,6 +56,8 @@ struct EventFormatter {
             "\(reason)  device \(device)"
         case .inputBegan(let app, _):
             "input  \(app ?? "(app unknown)")"
+        case .inputProgress(let app, let progress, _):
+            "input  \(app ?? "(app unknown)")  \(progress)"
         case .inputCancelled(let app, let reason, _):
             "input  \(app ?? "(app unknown)")  \(reason)"
         case .backInput(let app, let input, let reason, _):

@@ -50,7 +50,7 @@ enum SessionCommand: Equatable {
     static let eventTypes = ServerEvent.Kind.allCases.map(\.rawValue)
     /// The events about no navigator, which observers alone receive.
     static let observerOnlyEvents: Set<String> = Set(
-        [ServerEvent.Kind.rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged].map(\.rawValue))
+        [ServerEvent.Kind.rejected, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged].map(\.rawValue))
 
     /// Parses one line; nil for a blank line or a comment.
     static func parse(_ line: String) throws(SessionSyntaxError) -> SessionCommand? {

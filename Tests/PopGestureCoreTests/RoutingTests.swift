@@ -79,7 +79,12 @@ import Testing
         var rig = Rig()
         let events = rig.swipe(from: 0.01)
         #expect(Self.backs(events) == ["input alt+left -"])
-        #expect(events.map(\.kind) == ["input-began", "back-input"], "no pop-progress: the app knows nothing of it")
+        #expect(events.first?.kind == "input-began")
+        #expect(events.last?.kind == "back-input")
+        #expect(Set(events.map(\.kind)) == ["input-began", "input-progress", "back-input"],
+                "no pop-progress: the app knows nothing of it; observers and the touchpad bridge see input-progress")
+        let progress = events.compactMap { if case .inputProgress(_, _, _, let p, _) = $0 { p } else { nil } }
+        #expect(progress == progress.sorted() && progress.count > 2, "the progress only grows along a straight swipe")
     }
 
     @Test("With no client, a swipe from the middle and a vertical scroll send nothing")

@@ -37,6 +37,8 @@ struct WireEncodingTests {
              json: #"{"type":"rejected","reason":"too-far-from-edge","device":3,"time_us":12345678}"#),
         Line(event: .inputBegan(app: "firefox", time: time),
              json: #"{"type":"input-began","app":"firefox","time_us":12345678}"#),
+        Line(event: .inputProgress(BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", seat: .seat0, progress: 0.1234, time: time),
+             json: #"{"type":"input-progress","app":"firefox","progress":0.123,"time_us":12345678}"#),
         Line(event: .inputCancelled(app: nil, reason: .released, time: time),
              json: #"{"type":"input-cancelled","reason":"released","time_us":12345678}"#),
         Line(event: .backInput(BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", seat: .seat0, reason: .fling, time: time),
@@ -86,6 +88,9 @@ struct WireEncodingTests {
             #expect(object["hidden"] as? Bool == hidden)
         case .inputBegan(let app, _):
             #expect(type == "input-began")
+            #expect(object["app"] as? String == app)
+        case .inputProgress(_, let app, _, _, _):
+            #expect(type == "input-progress")
             #expect(object["app"] as? String == app)
         case .inputCancelled(_, let reason, _):
             #expect(type == "input-cancelled")

@@ -182,6 +182,8 @@ struct RoundTripTests {
         .rejected(reason: ServerEvent.RejectionReason(rawValue: "second-screen"), device: 0, timeMicroseconds: 7),
         .inputBegan(app: "firefox", timeMicroseconds: 8),
         .inputBegan(app: nil, timeMicroseconds: 8),
+        .inputProgress(app: "firefox", progress: 0.25, timeMicroseconds: 8),
+        .inputProgress(app: nil, progress: 1, timeMicroseconds: 8),
         .inputCancelled(app: "firefox", reason: .released, timeMicroseconds: 9),
         .backInput(app: nil, input: "alt+left", reason: .progress, timeMicroseconds: 10),
         .focusChanged(source: "shell", app: "firefox", pid: 4321, navigator: nil),

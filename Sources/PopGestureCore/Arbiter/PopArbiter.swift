@@ -85,8 +85,10 @@ public struct PopArbiter: Sendable {
         case rejected(RejectionReason)
         /// The pop began; `progress` is where the finger already is.
         case began(GestureTarget, progress: Double)
-        /// Only for a navigator: the back input has no page to move.
+        /// The finger moved, for a navigator.
         case progress(PopTarget, Double)
+        /// The finger moved, for the back input (its touchpad bridge and observers).
+        case inputProgress(BackInput, app: String?, Double)
         /// Released past the threshold or flung: pop the page, or send the back input.
         case commit(GestureTarget, CommitReason)
         case cancelled(GestureTarget, PopCancelReason)
@@ -163,8 +165,10 @@ public struct PopArbiter: Sendable {
                 guard (now * 1000).rounded() != (progress * 1000).rounded() else { return .none }
                 state = .interactive(device: owner, origin: origin, surface: surface, target: target,
                                      direction: direction, progress: now)
-                guard case .navigator(let pop) = target else { return .none }
-                return .progress(pop, now)
+                switch target {
+                case .navigator(let pop): return .progress(pop, now)
+                case .input(let input, let app): return .inputProgress(input, app: app, now)
+                }
             case .ended(let sample):
                 let velocity = sample.velocityX * direction
                 let travel = (sample.position.xMillimetres - origin.position.xMillimetres) * direction

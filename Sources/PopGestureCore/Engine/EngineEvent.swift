@@ -18,8 +18,12 @@ public enum EngineEvent: Sendable, Hashable {
     /// A pan that did not become a back gesture, and why.
     case rejected(RejectionReason, device: DeviceID, time: Timestamp)
     /// A swipe toward the back input began: the focused app (`app`, when known) has no
-    /// navigator. Observers only; no progress follows, the app knows nothing of it.
+    /// navigator. Observers only; the app knows nothing of it.
     case inputBegan(app: String?, time: Timestamp)
+    /// Where that swipe is: one right after ``inputBegan(app:time:)``, then one each time
+    /// the progress (0…1 across the screen width) changes by a thousandth. Observers only;
+    /// the daemon's touchpad bridge follows it for a `touchpad` back input on `seat`.
+    case inputProgress(BackInput, app: String?, seat: Seat, progress: Double, time: Timestamp)
     /// That swipe will not go back.
     case inputCancelled(app: String?, reason: PopCancelReason, time: Timestamp)
     /// That swipe committed: the daemon's virtual device of `seat` (the swiped device's)
@@ -35,7 +39,7 @@ public enum EngineEvent: Sendable, Hashable {
             t.owner
         case .back(_, let owner, _, _, _), .bar(_, let owner, _, _):
             owner
-        case .rejected, .inputBegan, .inputCancelled, .backInput, .focusChanged:
+        case .rejected, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged:
             nil
         }
     }

@@ -377,10 +377,13 @@ public struct GestureEngine: Sendable {
             outbox.append(.rejected(reason, device: device, time: time))
         case .began(.navigator(let target), let progress):
             outbox.append(.popBegan(target, progress: progress, time: time))
-        case .began(.input(_, let app), _):
+        case .began(.input(let input, let app), let progress):
             outbox.append(.inputBegan(app: app, time: time))
+            outbox.append(.inputProgress(input, app: app, seat: seat(of: device), progress: progress, time: time))
         case .progress(let target, let progress):
             outbox.append(.popProgress(target, progress: progress, time: time))
+        case .inputProgress(let input, let app, let progress):
+            outbox.append(.inputProgress(input, app: app, seat: seat(of: device), progress: progress, time: time))
         case .commit(.navigator(let target), let reason):
             guard let done = navigation.commitBack(target.navigator, expectedTop: target.page, at: time) else {
                 // The stack changed in a way the arbiter did not see: never pop the wrong page.

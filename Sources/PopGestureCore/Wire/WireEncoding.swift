@@ -39,6 +39,8 @@ extension ServerEvent {
                 reason: RejectionReason(reason), device: Int64(device.rawValue), timeMicroseconds: time.microseconds)
         case .inputBegan(let app, let time):
             self = .inputBegan(app: app, timeMicroseconds: time.microseconds)
+        case .inputProgress(_, let app, _, let progress, let time):
+            self = .inputProgress(app: app, progress: progress, timeMicroseconds: time.microseconds)
         case .inputCancelled(let app, let reason, let time):
             self = .inputCancelled(app: app, reason: CancelReason(reason), timeMicroseconds: time.microseconds)
         case .focusChanged(let focus):
