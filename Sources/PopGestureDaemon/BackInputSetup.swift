@@ -30,7 +30,8 @@ public struct BackInputSetup: Sendable {
         mode = configuration.backInputMode
         guard !codes.isEmpty else {
             device = nil
-            map = .none
+            // No keys, but `touchpad` entries need no key device: the table keeps them.
+            map = configuration.backInput.usesTouchpad ? configuration.backInput : .none
             warning = nil
             return
         }
