@@ -249,12 +249,13 @@ wait_device_gone() { vmctl wait-device "$1" --gone --timeout "${2:-60}" || fail 
 
 # ---------------------------------------------------------------- clients
 
-# open_client NAME: a raw protocol client (socat) that stays connected. Requests
-# go in with `send NAME JSON`; every line received lands in $WORK/NAME.out.
-# It says hello and waits for the reply.
+# open_client NAME [HELLO-EXTRA]: a raw protocol client (socat) that stays connected.
+# Requests go in with `send NAME JSON`; every line received lands in $WORK/NAME.out.
+# It says hello (with HELLO-EXTRA's members, such as '"role":"shell"') and waits for
+# the reply.
 declare -A CLIENT_FD CLIENT_PID
 open_client() {
-    local name=$1 fifo="$RUNDIR/$1.in" fd
+    local name=$1 fifo="$RUNDIR/$1.in" fd extra=${2:+,$2}
     rm -f "$fifo" "$WORK/$name.out"
     mkfifo "$fifo"
     exec {fd}<>"$fifo"  # read-write: never blocks, and keeps socat's input open
@@ -262,7 +263,7 @@ open_client() {
     CLIENT_PID[$name]=$!
     BG_PIDS+=("$!")
     CLIENT_FD[$name]=$fd
-    send "$name" "{\"type\":\"hello\",\"version\":1,\"name\":\"vm-$name\",\"id\":\"hello\"}"
+    send "$name" "{\"type\":\"hello\",\"version\":1,\"name\":\"vm-$name\",\"id\":\"hello\"$extra}"
     _await_reply "$name" hello hello
 }
 send() { printf '%s\n' "$2" >&"${CLIENT_FD[$1]}"; }
