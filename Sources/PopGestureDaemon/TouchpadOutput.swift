@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import PopGestureCore
 import PopGestureInput
@@ -47,15 +48,24 @@ final class TouchpadOutput {
         }
     }
 
+    /// CLOCK_MONOTONIC, the clock the kernel stamps the touchpad's frames with (libinput
+    /// sets it on the nodes it reads).
+    private static func now() -> Timestamp {
+        var clock = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &clock)
+        return Timestamp(seconds: Int64(clock.tv_sec), microseconds: Int64(clock.tv_nsec / 1000))
+    }
+
     /// Plays what the bridge makes of one engine event.
     func handle(_ event: EngineEvent) {
-        guard let output = bridge.handle(event) else { return }
+        guard let output = bridge.handle(event, at: Self.now()) else { return }
         guard let device = devices[output.seat] else {
             logger.debug("touchpad bridge: \(output.seat) has no virtual touchpad; \(output.actions.count) frame(s) dropped")
             return
         }
         do throws(InputError) {
             try device.play(output.actions)
+            bridge.played(at: Self.now())
         } catch {
             logger.warning("touchpad bridge on \(output.seat): \(error.message)")
         }

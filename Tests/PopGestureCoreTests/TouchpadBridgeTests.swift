@@ -42,7 +42,7 @@ import Testing
             var actions: [Action] = []
             engine.drainEvents { event in
                 events.append(event)
-                if let output = bridge.handle(event) {
+                if let output = bridge.handle(event, at: TouchpadBridgeTests.time(of: event)) {
                     seats.insert(output.seat)
                     actions += output.actions
                 }
@@ -54,15 +54,28 @@ import Testing
     static func x(_ action: Action) -> Double? {
         switch action {
         case .down(let f), .move(let f): f.xMillimetres
-        case .lift: nil
+        case .lift, .pause: nil
         }
     }
+
+    /// When the engine made the event: the bridge is played at once.
+    static func time(of event: EngineEvent) -> Timestamp {
+        switch event {
+        case .inputBegan(_, let t), .inputProgress(_, _, _, _, let t), .inputCancelled(_, _, let t),
+             .backInput(_, _, _, _, let t):
+            t
+        default:
+            .zero
+        }
+    }
+
+    static func ms(_ milliseconds: Int64) -> Timestamp { Timestamp(microseconds: milliseconds * 1000) }
 
     static func lastProgress(_ events: [EngineEvent]) -> Double? {
         events.compactMap { if case .inputProgress(_, _, _, let p, _) = $0 { p } else { nil } }.last
     }
 
-    @Test("A 40 mm swipe from 1 % of the width: two fingers land at 85 mm, scroll left with the progress, run on 60 mm, lift")
+    @Test("A 40 mm swipe from 1 % of the width: two fingers land at 85 mm, scroll left with the progress, run on 20 mm, lift")
     func swipeOf40Millimetres() throws {
         var rig = try Rig()
         let actions = rig.edgeSwipe()
@@ -71,17 +84,20 @@ import Testing
         #expect(rig.seats == [.seat0])
         #expect(actions.first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])))
         #expect(actions.last == .lift)
-        #expect(actions.dropFirst().dropLast().allSatisfy { if case .move = $0 { true } else { false } })
+        #expect(actions.dropFirst().dropLast().allSatisfy { if case .down = $0 { false } else { $0 != .lift } })
         let xs = actions.compactMap(Self.x)
         #expect(zip(xs, xs.dropFirst()).allSatisfy { $1 <= $0 }, "the fingers only move left: a scroll toward the back")
-        #expect(zip(xs, xs.dropFirst()).allSatisfy { $0 - $1 <= TouchpadBridge.maximumStepMillimetres + 1e-9 })
         // 40 mm on the 256 mm wide fixture: progress 0.156, 9.4 mm at 60 mm per width.
         let progress = try #require(Self.lastProgress(rig.events))
         #expect(abs(progress - 40.0 / 256) < 0.01)
         let moves = actions.compactMap { if case .move(let f) = $0 { f.xMillimetres } else { nil } }
         let whileHeld = try #require(moves.last { abs($0 - (85 - 60 * progress)) < 1e-9 }, "the fingers followed the progress")
         #expect(whileHeld < 85)
-        #expect(xs.last == 25, "on the commit they run on to progress 1: 60 mm from where they landed")
+        let end = try #require(xs.last)
+        #expect(abs(end - (85 - 60 * progress - 20)) < 1e-9, "on the commit they run on 20 mm")
+        // The run: 2 mm frames, 4 ms apart (10 of each), then the lift.
+        let run = actions.suffix(21)
+        #expect(run.filter { $0 == .pause(microseconds: 4000) }.count == 10)
     }
 
     @Test("A swipe released short of the commit lifts the fingers back where they landed: no back")
@@ -109,42 +125,51 @@ import Testing
         #expect(rig.events.contains { if case .backInput = $0 { true } else { false } })
     }
 
-    @Test("The exact frames: progress 0.02, then 0.1, then a commit, at 60 mm per width")
-    func exactFrames() {
+    @Test("The exact frames: progress 0.02 at 0 ms, 0.1 at 10, 20 and 30 ms, then a commit, at 60 mm per width")
+    func exactFrames() throws {
         var bridge = TouchpadBridge()
-        let time = Timestamp.zero
-        let begin = bridge.handle(.inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.02, time: time))
-        #expect(begin?.seat == .seat0)
-        #expect(begin?.actions.first == .down(.init(xMillimetres: 85, yMillimetres: [22, 38])))
-        #expect(begin?.actions.count == 2)
-        #expect(abs((begin?.actions.last).flatMap(Self.x).map { $0 - 83.8 } ?? 1) < 1e-9, "1.2 mm left: one frame")
-        let moved = bridge.handle(.inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.1, time: time))
-        // 1.2 mm → 6 mm: 4.8 mm in three steps of 1.6 mm.
-        let xs = moved?.actions.compactMap(Self.x) ?? []
-        #expect(xs.count == 3)
-        #expect(zip(xs, [82.2, 80.6, 79.0]).allSatisfy { abs($0 - $1) < 1e-9 })
-        guard case .scrolling(.seat0, .standard, let travel) = bridge.state else {
-            Issue.record("not scrolling: \(bridge.state)")
-            return
+        let fingers = { (x: Double) in TouchpadBridge.Fingers(xMillimetres: x, yMillimetres: [22, 38]) }
+        let begin = bridge.handle(
+            .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.02, time: .zero), at: Self.ms(0))
+        #expect(begin == TouchpadBridge.Output(seat: .seat0, actions: [.down(fingers(85))]), "down alone: no move in the same instant")
+        // 6 mm wanted, 10 ms later: at most 0.25 mm/ms, so 2.5 mm a frame until caught up.
+        for (milliseconds, x) in [(Int64(10), 82.5), (20, 80)] {
+            let moved = bridge.handle(
+                .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.1, time: .zero),
+                at: Self.ms(milliseconds))
+            #expect(moved == TouchpadBridge.Output(seat: .seat0, actions: [.move(fingers(x))]), "at \(milliseconds) ms")
         }
-        #expect(abs(travel - 6) < 1e-9)
-        let done = bridge.handle(.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: time))
-        // 6 mm → 60 mm (progress 1): 54 mm in 27 steps of 2 mm, then the lift.
-        #expect(done?.actions.count == 28)
-        #expect(done?.actions.dropLast().last == .move(.init(xMillimetres: 25, yMillimetres: [22, 38])))
-        #expect(done?.actions.last == .lift)
+        let caughtUp = bridge.handle(
+            .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.1, time: .zero), at: Self.ms(30))
+        #expect(abs((caughtUp?.actions.first).flatMap(Self.x).map { $0 - 79 } ?? 1) < 1e-9, "caught up: 6 mm")
+        // The write took 9 ms: the next frame counts from then, and none comes within 2 ms.
+        bridge.played(at: Self.ms(39))
+        #expect(bridge.handle(
+            .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.2, time: .zero), at: Self.ms(40)) == nil)
+        let committed = bridge.handle(
+            .backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero), at: Self.ms(40))
+        let done = try #require(committed)
+        // 6 mm → 26 mm: 10 moves of 2 mm, each after a 4 ms pause, then the lift.
+        #expect(done.actions.count == 21)
+        #expect(done.actions.enumerated().allSatisfy { index, action in
+            index == 20 ? action == .lift : (index % 2 == 0) == (action == .pause(microseconds: 4000))
+        })
+        #expect(abs((done.actions.dropLast().last).flatMap(Self.x).map { $0 - 59 } ?? 1) < 1e-9)
         #expect(bridge.state == .idle)
-        #expect(bridge.handle(.inputCancelled(app: "firefox", reason: .released, time: time)) == nil, "nothing is down")
+        #expect(bridge.handle(.inputCancelled(app: "firefox", reason: .released, time: .zero), at: Self.ms(50)) == nil,
+                "nothing is down")
     }
 
     @Test("Natural scrolling: the fingers land at 15 mm and move right")
     func naturalMovesRight() {
         var bridge = TouchpadBridge()
         let natural = BackInput(touchpad: TouchpadScroll(millimetresPerWidth: 100, natural: true))
-        let output = bridge.handle(.inputProgress(natural, app: nil, seat: Seat(rawValue: "seat1")!, progress: 0.25, time: .zero))
-        #expect(output?.seat == Seat(rawValue: "seat1"))
-        #expect(output?.actions.first == .down(.init(xMillimetres: 15, yMillimetres: [22, 38])))
-        #expect(output?.actions.last == .move(.init(xMillimetres: 40, yMillimetres: [22, 38])))
+        let seat1 = Seat(rawValue: "seat1")!
+        let down = bridge.handle(.inputProgress(natural, app: nil, seat: seat1, progress: 0.25, time: .zero), at: Self.ms(0))
+        #expect(down?.seat == seat1)
+        #expect(down?.actions == [.down(.init(xMillimetres: 15, yMillimetres: [22, 38]))])
+        let moved = bridge.handle(.inputProgress(natural, app: nil, seat: seat1, progress: 0.25, time: .zero), at: Self.ms(10))
+        #expect(moved?.actions == [.move(.init(xMillimetres: 17.5, yMillimetres: [22, 38]))])
     }
 
     @Test("The travel stops at 70 mm, the touchpad's width less its margins")
@@ -156,7 +181,7 @@ import Testing
     @Test("A cut-off touchpad lifts where the fingers are")
     func abandonLifts() {
         var bridge = TouchpadBridge()
-        _ = bridge.handle(.inputProgress(Self.touchpad, app: nil, seat: .seat0, progress: 0.2, time: .zero))
+        _ = bridge.handle(.inputProgress(Self.touchpad, app: nil, seat: .seat0, progress: 0.2, time: .zero), at: .zero)
         #expect(bridge.abandon() == TouchpadBridge.Output(seat: .seat0, actions: [.lift]))
         #expect(bridge.abandon() == nil)
     }

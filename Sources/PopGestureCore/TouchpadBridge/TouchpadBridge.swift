@@ -4,17 +4,24 @@
 /// libadwaita's swipe tracker, Chromium's overscroll history navigation) moves the page
 /// with the finger.
 ///
-/// A plain state machine fed with the engine's events for the back input; it returns
-/// what the touchpad must do, and the daemon's I/O layer writes it (one evdev frame per
-/// action). Positions are millimetres from the touchpad's top-left corner.
+/// A plain state machine fed with the engine's events for the back input and the time
+/// they are played at; it returns what the touchpad must do, and the daemon's I/O layer
+/// writes it (one evdev frame per action, and sleeps for a pause). Positions are
+/// millimetres from the touchpad's top-left corner.
 ///
-///     idle ──input-progress (touchpad)──▶ scrolling ──input-progress──▶ scrolling
+///     idle ──input-progress (touchpad)──▶ scrolling ──input-progress──▶ scrolling (one move)
 ///       ▲                                    │
-///       └── back-input: on to the full travel, lift; input-cancelled: back to the start, lift
+///       └── back-input: run on ``completionMillimetres``, lift; input-cancelled: run back, lift
 ///
-/// The app decides from what it sees: on a commit the fingers run on to the travel of
-/// progress 1 (at least ``completionMillimetres`` past where they are) before they lift,
-/// fast, so the app commits by distance and velocity; on a cancel they run back to where
+/// libinput drops a touchpad frame as a "touch jump" when a finger moved more than 20 mm,
+/// or sped up by more than 7 mm, per 12 ms (`tp_detect_jumps`), measured between the
+/// frames' kernel times. So while the finger is down the fingers never move faster than
+/// ``maximumSpeedMillimetresPerMillisecond`` from the last frame's time: they may lag,
+/// and catch up at the next event; the runs at the end are frames of
+/// ``finishStepMillimetres`` with a sleep of ``finishFrameMicroseconds`` before each.
+///
+/// The app decides from what it sees: on a commit the fingers run on, fast, before they
+/// lift, so the app commits by distance and velocity; on a cancel they run back to where
 /// they landed and lift, so the app returns with no back.
 public struct TouchpadBridge: Sendable {
     /// Two fingers side by side, one above the other: both at `xMillimetres`.
@@ -33,6 +40,8 @@ public struct TouchpadBridge: Sendable {
         case move(Fingers)
         /// Both fingers up, in one frame: libinput ends the scroll with a scroll stop.
         case lift
+        /// Wait this long before the next frame, so that its kernel time is this much later.
+        case pause(microseconds: Int64)
     }
 
     /// What to do, on the touchpad of `seat`.
@@ -43,8 +52,8 @@ public struct TouchpadBridge: Sendable {
 
     public enum State: Sendable, Hashable {
         case idle
-        /// `travel`: millimetres moved so far toward the back.
-        case scrolling(seat: Seat, scroll: TouchpadScroll, travelMillimetres: Double)
+        /// `travel`: millimetres moved so far toward the back; `written`: the last frame's time.
+        case scrolling(seat: Seat, scroll: TouchpadScroll, travelMillimetres: Double, written: Timestamp)
     }
 
     // The virtual touchpad's size and where the fingers go; VirtualTouchpad makes it so.
@@ -62,23 +71,36 @@ public struct TouchpadBridge: Sendable {
     /// The two fingers' rows: 16 mm apart, about two fingertips, in the upper middle
     /// (libinput takes a finger in the lowest part of a touchpad for a thumb).
     public static let rowsMillimetres = [22.0, 38.0]
-    /// A move is split into frames of at most 2 mm, so that libinput never mistakes it
-    /// for a jump (a kernel glitch, which it drops) even when frames come back to back.
-    public static let maximumStepMillimetres = 2.0
-    /// On a commit the fingers move at least 20 mm further before they lift: enough for
-    /// every app's commit by velocity, short of the touchpad's far side when possible.
+    /// While the finger is down: 0.25 mm/ms (250 mm/s on the touchpad, 3 mm per 12 ms),
+    /// from when the last frame was written (``played(at:)``): the kernel stamps a frame
+    /// between the clock read before its write and the one after, so that time is a
+    /// lower bound of libinput's interval, and 3 mm leaves room below its 7 mm.
+    public static let maximumSpeedMillimetresPerMillisecond = 0.25
+    /// No move within 2 ms of the last frame: the next event catches up. A move over a
+    /// shorter interval is all rounding (one device unit, 0.025 mm, in 50 µs is 6 mm per
+    /// 12 ms to libinput), as when the daemon handles a batch of touchscreen frames.
+    public static let minimumFrameMicroseconds: Int64 = 2000
+    /// The runs at the end: a frame every 4 ms (a sleep, so at least that between the
+    /// kernel times), ``finishStepMillimetres`` each.
+    public static let finishFrameMicroseconds: Int64 = 4000
+    /// 2 mm a frame at the end: 6 mm per 12 ms.
+    public static let finishStepMillimetres = 2.0
+    /// On a commit the fingers move 20 mm further before they lift (less at the touchpad's
+    /// far side): with the daemon's commit at 18 mm or more (progress 0.3 at the default
+    /// scale), 38 mm in all, a whole libadwaita page, at 500 mm/s; 40 ms of frames.
     public static let completionMillimetres = 20.0
 
     public private(set) var state: State = .idle
 
     public init() {}
 
-    /// Feeds one engine event; nil when the touchpad has nothing to do.
-    public mutating func handle(_ event: EngineEvent) -> Output? {
+    /// Feeds one engine event, played at `now` (the I/O layer's monotonic clock, which the
+    /// kernel stamps the frames with); nil when the touchpad has nothing to do.
+    public mutating func handle(_ event: EngineEvent, at now: Timestamp) -> Output? {
         switch event {
         case .inputProgress(let input, _, let seat, let progress, _):
             guard let scroll = input.touchpad else { return nil }
-            return follow(scroll, on: seat, progress: progress)
+            return follow(scroll, on: seat, progress: progress, at: now)
         case .backInput:
             return finish(committed: true)
         case .inputCancelled:
@@ -88,9 +110,16 @@ public struct TouchpadBridge: Sendable {
         }
     }
 
+    /// The I/O layer wrote the last output's frames by `time` (its clock after the last
+    /// write): the next move counts its interval from then.
+    public mutating func played(at time: Timestamp) {
+        guard case .scrolling(let seat, let scroll, let travel, _) = state else { return }
+        state = .scrolling(seat: seat, scroll: scroll, travelMillimetres: travel, written: time)
+    }
+
     /// Lifts the fingers where they are, with no move: the touchpad is going away.
     public mutating func abandon() -> Output? {
-        guard case .scrolling(let seat, _, _) = state else { return nil }
+        guard case .scrolling(let seat, _, _, _) = state else { return nil }
         state = .idle
         return Output(seat: seat, actions: [.lift])
     }
@@ -107,40 +136,43 @@ public struct TouchpadBridge: Sendable {
         min(maximumTravelMillimetres, max(0, progress * scroll.millimetresPerWidth))
     }
 
-    private mutating func follow(_ scroll: TouchpadScroll, on seat: Seat, progress: Double) -> Output {
-        let target = Self.travel(progress: progress, scroll: scroll)
+    private mutating func follow(_ scroll: TouchpadScroll, on seat: Seat, progress: Double, at now: Timestamp) -> Output? {
         switch state {
         case .idle:
-            state = .scrolling(seat: seat, scroll: scroll, travelMillimetres: target)
-            let down = Action.down(Self.fingers(travelMillimetres: 0, natural: scroll.natural))
-            return Output(seat: seat, actions: [down] + Self.moves(from: 0, to: target, natural: scroll.natural))
-        case .scrolling(let active, let activeScroll, let travel):
+            // Down only: a move in the same instant would be a jump to libinput.
+            state = .scrolling(seat: seat, scroll: scroll, travelMillimetres: 0, written: now)
+            return Output(seat: seat, actions: [.down(Self.fingers(travelMillimetres: 0, natural: scroll.natural))])
+        case .scrolling(let active, let activeScroll, let travel, let written):
             // One swipe at a time: the arbiter tracks one; the first one's seat and scale hold.
             let goal = Self.travel(progress: progress, scroll: activeScroll)
-            state = .scrolling(seat: active, scroll: activeScroll, travelMillimetres: goal)
-            return Output(seat: active, actions: Self.moves(from: travel, to: goal, natural: activeScroll.natural))
+            let interval = now.microseconds - written.microseconds
+            guard interval >= Self.minimumFrameMicroseconds else { return nil }
+            let elapsed = Double(interval) / 1000
+            let allowed = Self.maximumSpeedMillimetresPerMillisecond * elapsed
+            let next = travel + min(allowed, max(-allowed, goal - travel))
+            guard next != travel else { return nil }
+            state = .scrolling(seat: active, scroll: activeScroll, travelMillimetres: next, written: now)
+            return Output(seat: active, actions: [.move(Self.fingers(travelMillimetres: next, natural: activeScroll.natural))])
         }
     }
 
     private mutating func finish(committed: Bool) -> Output? {
-        guard case .scrolling(let seat, let scroll, let travel) = state else { return nil }
+        guard case .scrolling(let seat, let scroll, let travel, _) = state else { return nil }
         state = .idle
-        let end = committed
-            ? min(Self.maximumTravelMillimetres,
-                  max(travel + Self.completionMillimetres, Self.travel(progress: 1, scroll: scroll)))
-            : 0
-        return Output(seat: seat, actions: Self.moves(from: travel, to: end, natural: scroll.natural) + [.lift])
+        let end = committed ? min(Self.maximumTravelMillimetres, travel + Self.completionMillimetres) : 0
+        return Output(seat: seat, actions: Self.run(from: travel, to: end, natural: scroll.natural) + [.lift])
     }
 
-    /// The frames from `start` to `end`, each at most ``maximumStepMillimetres``; none when
-    /// they are the same.
-    static func moves(from start: Double, to end: Double, natural: Bool) -> [Action] {
+    /// Paced frames from `start` to `end`: a pause, then a move of at most the finishing
+    /// step, each; none when they are the same.
+    static func run(from start: Double, to end: Double, natural: Bool) -> [Action] {
         let distance = end - start
+        let step = finishStepMillimetres
         guard distance != 0 else { return [] }
-        let steps = Int((abs(distance) / maximumStepMillimetres).rounded(.up))
-        return (1...steps).map { step in
-            let travel = step == steps ? end : start + distance * Double(step) / Double(steps)
-            return .move(fingers(travelMillimetres: travel, natural: natural))
+        let steps = Int((abs(distance) / step).rounded(.up))
+        return (1...steps).flatMap { index -> [Action] in
+            let travel = index == steps ? end : start + distance * Double(index) / Double(steps)
+            return [.pause(microseconds: finishFrameMicroseconds), .move(fingers(travelMillimetres: travel, natural: natural))]
         }
     }
 }

@@ -8,9 +8,9 @@ public struct TouchpadScroll: Sendable, Hashable, CustomStringConvertible {
     /// swipe across the whole screen width); the travel is progress × this, and stops
     /// at ``TouchpadBridge/maximumTravelMillimetres`` (70 mm). Default 60: at the
     /// daemon's commit point (progress 0.3) the fingers have moved 18 mm, about half a
-    /// page of libadwaita's swipe tracker (it counts 400 scroll units per page, and libinput
-    /// gives a touchpad's two-finger scroll about 12 units per millimetre). Each app's
-    /// scale differs: set it per app.
+    /// page of libadwaita's swipe tracker (it counts 400 scroll units per page, and
+    /// libinput 1.22 gave this touchpad's two-finger scroll 10.5 units per millimetre in
+    /// the VM: 21.03 per 2 mm frame). Each app's scale differs: set it per app.
     public var millimetresPerWidth: Double
     /// Whether the compositor scrolls touchpads naturally (the content follows the
     /// fingers). The bridge wants a scroll toward the left (negative horizontal values,

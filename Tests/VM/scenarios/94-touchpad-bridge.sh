@@ -50,6 +50,9 @@ grep -qE '^Size: +100x60mm *$' "$WORK/touchpad-listing.out" || fail "libinput do
 log "libinput: $pad is a touchpad: $(grep -E '^(Size|Capabilities)' "$WORK/touchpad-listing.out" | tr -s ' ' | tr '\n' ';')"
 
 read_with_libinput pad "$pad"
+# The touchpad's own frames, for when libinput reads them otherwise than expected.
+evemu-record "$pad" >"$WORK/pad.evemu" 2>/dev/null &
+BG_PIDS+=("$!")
 python3 "$VM_DIR/evread.py" "$keys" --keys >"$WORK/keys.out" 2>"$WORK/keys.err" &
 BG_PIDS+=("$!")
 wait_for 30 "the key reader to open $keys" grep -qx ready "$WORK/keys.out"
@@ -66,29 +69,31 @@ vmctl wait-device "$pad" --gone --timeout 2 || fail "the daemon reads its own to
 scroll_lines() { tail -n +"$(( $1 + 1 ))" "$WORK/pad.out" | grep POINTER_SCROLL_FINGER || true; }
 scrolls() { scroll_lines "$1" | sed -n 's/.*horiz \(-\{0,1\}[0-9.]*\)\/[-0-9.]*\*.*/\1/p'; }
 has_stop() { scrolls "$1" | awk '$1 + 0 == 0 { found = 1 } END { exit !found }'; }
+# swipe EVENTS TYPE: plays EVENTS, waits for the observer's TYPE event and the scroll
+# stop, shows the scroll, and sets FROM to where its lines begin in pad.out.
+swipe() {
+    FROM=$(wc -l <"$WORK/pad.out")
+    play "$DEV_NODE" "$1"
+    wait_for 30 "the observer's $2" has_event "$WORK/watch.out" "$2"
+    wait_for 30 "the scroll stop at the lift" has_stop "$FROM"
+    sleep 1
+    scroll_lines "$FROM" >&2
+}
 
 # 1. The committed swipe: a scroll to the left, then the stop; no key.
-from=$(wc -l <"$WORK/pad.out")
-play "$DEV_NODE" "$edge"
-wait_for 30 "the observer's back-input" has_event "$WORK/watch.out" back-input
-wait_for 30 "the scroll stop at the lift" has_stop "$from"
-sleep 1
-scroll_lines "$from" >&2
+swipe "$edge" back-input
+from=$FROM
 [ "$(scrolls "$from" | awk '$1 < 0' | wc -l)" -ge 5 ] || fail "fewer than 5 leftward scroll events for the swipe"
 [ "$(scrolls "$from" | awk '$1 > 0' | wc -l)" -eq 0 ] || fail "a rightward scroll in a committed swipe"
-grep -q "Touch jump" "$WORK/pad.out" && fail "libinput saw a touch jump on the touchpad"
+grep -q "Touch jump" "$WORK/pad.out" && fail "libinput saw a touch jump on the touchpad (its frames: pad.evemu)"
 expect_events "$WORK/watch.out" input-began 1
 has_event "$WORK/watch.out" input-progress || fail "no input-progress for the observer"
 [ "$(awk '$1 == "key"' "$WORK/keys.out" | wc -l)" -eq 0 ] || fail "a key went out for an app marked touchpad"
 log "1. committed: $(scrolls "$from" | awk '$1 < 0 { n++; s += $1 } END { printf "%d scroll events, %.1f in all", n, s }') to the left, then a stop; no key"
 
 # 2. The cancelled swipe: left, back right, the stop.
-from=$(wc -l <"$WORK/pad.out")
-play "$DEV_NODE" "$short"
-wait_for 30 "the observer's input-cancelled" has_event "$WORK/watch.out" input-cancelled
-wait_for 30 "the scroll stop at the lift" has_stop "$from"
-sleep 1
-scroll_lines "$from" >&2
+swipe "$short" input-cancelled
+from=$FROM
 scrolls "$from" | awk '$1 < 0 { left = 1 } $1 > 0 && left { right = 1 } END { exit !(left && right) }' ||
     fail "the cancelled swipe did not scroll left and then back right"
 expect_events "$WORK/watch.out" back-input 1
