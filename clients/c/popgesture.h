@@ -242,7 +242,7 @@ typedef struct pg_callbacks {
      * navigator (or NULL) is where a back would go now. */
     void (*on_focus_changed)(pg_client *client, void *user_data, const char *source, const char *app,
                              long pid, const char *navigator);
-    /* Any other event: observers' "rejected", "input-began", "input-cancelled",
+    /* Any other event: observers' "rejected", "input-began", "input-progress", "input-cancelled",
      * "back-input", and types newer than this library. json is the whole line. */
     void (*on_event)(pg_client *client, void *user_data, const char *type, const char *json);
 } pg_callbacks;

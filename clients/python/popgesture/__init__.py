@@ -19,7 +19,7 @@ from .core import (DEFAULT_SOCKET, SUPPORTED_VERSIONS, Client, NavigatorRecord, 
 from .errors import (ConnectionLostError, NotConnectedError, PopGestureError, RequestError, RequestTimeoutError,
                      TooManyPendingError)
 from .events import (Back, BackInput, Bar, Connected, Disconnected, Error, Event, FocusChanged, InputBegan,
-                     InputCancelled, PopBegan, PopCancelled, PopFinished, PopProgress, Rejected, decode_event)
+                     InputCancelled, InputProgress, PopBegan, PopCancelled, PopFinished, PopProgress, Rejected, decode_event)
 from .blocking import BlockingClient
 from .aio import AsyncClient
 
@@ -31,5 +31,5 @@ __all__ = [
     "PopGestureError", "RequestError", "NotConnectedError", "ConnectionLostError", "RequestTimeoutError",
     "TooManyPendingError",
     "Event", "PopBegan", "PopProgress", "PopFinished", "PopCancelled", "Back", "Bar", "Rejected", "InputBegan",
-    "InputCancelled", "BackInput", "FocusChanged", "Error", "Connected", "Disconnected", "decode_event",
+    "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "Error", "Connected", "Disconnected", "decode_event",
 ]

@@ -13,7 +13,7 @@ owns the navigator, and the gesture ones only while that client is focused and i
 navigator is the one in front (docs/PROTOCOL.md, "Focus"). A committed swipe comes
 as ``PopBegan, PopProgress..., PopFinished, Back, Bar``; a cancelled one as
 ``PopBegan, PopProgress..., PopCancelled, Bar``. Observer events
-(:class:`Rejected`, :class:`InputBegan`, :class:`InputCancelled`,
+(:class:`Rejected`, :class:`InputBegan`, :class:`InputProgress`, :class:`InputCancelled`,
 :class:`BackInput`, :class:`FocusChanged`) come only after ``subscribe``.
 """
 
@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 __all__ = [
     "Event", "PopBegan", "PopProgress", "PopFinished", "PopCancelled", "Back", "Bar",
-    "Rejected", "InputBegan", "InputCancelled", "BackInput", "FocusChanged", "Error",
+    "Rejected", "InputBegan", "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "Error",
     "Connected", "Disconnected", "decode_event",
 ]
 
@@ -144,6 +144,16 @@ class InputBegan(Event):
 
 
 @dataclass
+class InputProgress(Event):
+    """(Observers only.) Where the pan that went to the back input is: 0..1 across the screen width."""
+
+    type: str = _typed("input-progress")
+    app: Optional[str] = None
+    progress: float = 0.0
+    time_us: int = 0
+
+
+@dataclass
 class InputCancelled(Event):
     """(Observers only.) The pan that went to the back input will not go back."""
 
@@ -243,6 +253,7 @@ _SCHEMA = {
     "bar": (Bar, (("navigator", str, True), ("page", str, True), ("hidden", bool, False))),
     "rejected": (Rejected, (("reason", str, True), ("device", int, False), ("time_us", int, False))),
     "input-began": (InputBegan, (("app", str, False), ("time_us", int, False))),
+    "input-progress": (InputProgress, (("app", str, False), ("progress", _NUMBER, False), ("time_us", int, False))),
     "input-cancelled": (InputCancelled, (("app", str, False), ("reason", str, False), ("time_us", int, False))),
     "back-input": (BackInput, (("app", str, False), ("input", str, False), ("reason", str, False), ("time_us", int, False))),
     "focus-changed": (FocusChanged, (("source", str, False), ("app", str, False), ("pid", int, False), ("navigator", str, False))),

@@ -63,7 +63,7 @@ class DecodeTests(unittest.TestCase):
 
     def test_schema_covers_the_documented_events(self):
         documented = {"pop-began", "pop-progress", "pop-finished", "back", "pop-cancelled", "bar", "rejected",
-                      "input-began", "input-cancelled", "back-input", "focus-changed", "error"}
+                      "input-began", "input-progress", "input-cancelled", "back-input", "focus-changed", "error"}
         self.assertEqual(set(events._SCHEMA), documented)
 
 
