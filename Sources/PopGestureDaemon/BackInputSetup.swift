@@ -36,7 +36,8 @@ public struct BackInputSetup: Sendable {
         mode = configuration.backInputMode
         guard !codes.isEmpty else {
             device = nil
-            map = configuration.backInput.withoutInputs
+            // No keys; `touchpad` entries need no key device, so the table keeps them.
+            map = configuration.backInput.usesTouchpad ? configuration.backInput : configuration.backInput.withoutInputs
             warning = nil
             return
         }

@@ -71,8 +71,14 @@ public struct Daemon: Sendable {
             throw DaemonError("cannot listen on \(listening): \(error)")
         }
         let seatBackInputs = SeatBackInputs(logger: logger)
-        server.seatInUse = { seat in seatBackInputs.prepare(seat, for: backInput) }
+        let touchpad = TouchpadOutput(logger: logger)
+        touchpad.follow(backInput.map)
+        server.seatInUse = { seat in
+            seatBackInputs.prepare(seat, for: backInput)
+            touchpad.prepare(seat)
+        }
         server.sendBackInput = sender(for: backInput, seats: seatBackInputs)
+        server.followBackInput = { event in touchpad.handle(event) }
 
         // Trust follows logind: a seat's new user takes over at once, the old one's clients go.
         let loginMonitor: LoginMonitor?
@@ -114,7 +120,7 @@ public struct Daemon: Sendable {
             switch event {
             case .signal(SIGHUP):
                 reload(
-                    &current, server: server, backInput: &backInput, seatBackInputs: seatBackInputs,
+                    &current, server: server, backInput: &backInput, seatBackInputs: seatBackInputs, touchpad: touchpad,
                     mainLoop: mainLoop, admission: admission, notifier: notifier)
                 status.backInput = backInput.status
                 status.daemon?.grab = current.grab.rawValue
@@ -182,7 +188,7 @@ public struct Daemon: Sendable {
     /// Runs on the input thread, which owns `server`.
     private func reload(
         _ current: inout Configuration, server: SocketServer, backInput: inout BackInputSetup,
-        seatBackInputs: SeatBackInputs, mainLoop: MainLoop, admission: ClientAdmission, notifier: SystemdNotifier
+        seatBackInputs: SeatBackInputs, touchpad: TouchpadOutput, mainLoop: MainLoop, admission: ClientAdmission, notifier: SystemdNotifier
     ) {
         notifier.reloading()
         let previous = current
@@ -192,6 +198,7 @@ public struct Daemon: Sendable {
             if !changed.isDisjoint(with: [.backInput, .backInputMode]) || backInput.warning != nil {
                 backInput = BackInputSetup(current, reusing: backInput, keepingTable: eventPipe != nil)
                 seatBackInputs.follow(backInput)
+                touchpad.follow(backInput.map)
                 server.sendBackInput = sender(for: backInput, seats: seatBackInputs)
                 let apps = current.changedBackInputApps(since: previous)
                 if !apps.isEmpty { logger.notice("back input changed for \(apps.joined(separator: ", "))") }
@@ -239,6 +246,8 @@ extension Daemon {
         guard backInput.device != nil else { return nil }
         let logger = logger
         return { input, seat in
+            // The touchpad bridge played this one (TouchpadOutput): no key.
+            guard input.touchpad == nil else { return }
             guard let device = seats.device(of: seat, in: backInput) else {
                 logger.warning("back input \(input) not sent: \(seat) has no back input device")
                 return

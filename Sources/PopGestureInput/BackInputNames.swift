@@ -18,6 +18,8 @@ public struct BackInputNameError: Error, Hashable, Sendable, CustomStringConvert
         public static let repeatedName = Code(rawValue: "repeated-name")
         /// More than ``BackInput/maximumCodes`` keys.
         public static let tooManyNames = Code(rawValue: "too-many-names")
+        /// A `touchpad` entry with a wrong distance or word (``TouchpadScroll/parse(_:)``).
+        public static let invalidTouchpad = Code(rawValue: "invalid-touchpad")
     }
 
     public var code: Code
@@ -35,7 +37,7 @@ public struct BackInputNameError: Error, Hashable, Sendable, CustomStringConvert
 }
 
 /// Back inputs by name, as the configuration spells them: `alt+left`, `back`,
-/// `side`, `KEY_BACK`, `none`.
+/// `side`, `KEY_BACK`, `none`, and `touchpad` (the touchpad bridge).
 ///
 /// Names are libevdev's own (`libevdev_event_code_from_name`), so every key and
 /// button the kernel headers libevdev was built with know is accepted, and nothing
@@ -76,6 +78,12 @@ public enum BackInputNames {
         }
         let whole = text.trimmingSpaces
         if whole.lowercased() == none { return nil }
+        // `touchpad[:<millimetres>][:natural]`: the touchpad bridge, no key.
+        do throws(TouchpadScrollError) {
+            if let scroll = try TouchpadScroll.parse(String(whole)) { return BackInput(touchpad: scroll) }
+        } catch {
+            throw BackInputNameError(.invalidTouchpad, token: String(whole), error.message)
+        }
         let tokens = whole.split(separator: "+", omittingEmptySubsequences: false).map { String($0.trimmingSpaces) }
         guard tokens.count <= BackInput.maximumCodes else {
             throw BackInputNameError(

@@ -6,7 +6,8 @@ import PopGestureCore
 ///
 /// A grab mode clone (``TouchClone``: `phys` starting `popgestured/`) is never one,
 /// whichever daemon made it: reading its own clone, the daemon would see every
-/// forwarded frame twice, and clone the clone.
+/// forwarded frame twice, and clone the clone. Nor is the daemon's virtual touchpad
+/// (``VirtualTouchpad``: `phys` starting `popgestured-touchpad/`), whose scrolls are its own.
 public struct InputDeviceInfo: Sendable, Hashable {
     /// The evdev node, always `/dev/input/event*`.
     public var devnode: String
@@ -49,12 +50,14 @@ public struct InputDeviceInfo: Sendable, Hashable {
     }
 
     /// The mapping from udev properties, without udev. Nil for anything but an event
-    /// node of a touchscreen or touchpad, and for a touch clone.
+    /// node of a touchscreen or touchpad, and for a touch clone or the daemon's virtual
+    /// touchpad (which it writes, and would otherwise read its own scrolls from).
     init?(devnode: String?, syspath: String, properties: [String: String], parentProperties: [String: String]) {
         // A touchscreen also gets mouseN (and sometimes jsN) nodes; only evdev's nodes carry MT.
         guard let devnode, Self.isEventNode(devnode) else { return nil }
         // The kernel's uevent of the parent inputN carries PHYS="…", quotes included.
-        if let phys = parentProperties["PHYS"].map(Self.unquoted), CloneTemplate.isClone(phys: phys) { return nil }
+        if let phys = parentProperties["PHYS"].map(Self.unquoted),
+           CloneTemplate.isClone(phys: phys) || VirtualTouchpad.isVirtualTouchpad(phys: phys) { return nil }
         // Touchpad first, as libinput decides when both are set.
         if properties["ID_INPUT_TOUCHPAD"] == "1" {
             kind = .touchpad

@@ -114,6 +114,9 @@ public final class SocketServer: @unchecked Sendable {
     /// nil when it has none (then the engine's ``GestureSettings/backInput`` should be
     /// ``BackInputMap/none``).
     public var sendBackInput: ((BackInput, Seat) -> Void)?
+    /// Told of every engine event before it is routed, for the daemon's touchpad bridge,
+    /// which follows the back input's swipe (`input-progress` to its end or cancel).
+    public var followBackInput: ((EngineEvent) -> Void)?
     /// Told of each device's seat as the device is added, before any of its frames: the
     /// daemon makes that seat's back input device then, so that the compositor of that
     /// seat has it before the first swipe.
@@ -370,6 +373,9 @@ public final class SocketServer: @unchecked Sendable {
         // `engineOutput` again while these are routed (a request carried out on the way).
         var outputs = spareEngineOutput.take() ?? []
         swap(&outputs, &engineOutput)
+        if let followBackInput {
+            for case .event(let event, _) in outputs { followBackInput(event) }
+        }
         if let sendBackInput {
             for case .event(.backInput(let input, _, let seat, _, _), _) in outputs { sendBackInput(input, seat) }
         }

@@ -87,7 +87,7 @@ import Testing
         #expect(progress == progress.sorted(), "a straight swipe only grows")
         #expect(abs((progress.last ?? 0) - 40 / (4095.0 / 16)) < 0.01, "40 mm of the fixture's 256: a fling committed it")
         #expect(
-            events.allSatisfy { if case .inputProgress(_, _, let commit, _) = $0 { commit == 0.3 } else { true } },
+            events.allSatisfy { if case .inputProgress(_, _, _, _, let commit, _) = $0 { commit == 0.3 } else { true } },
             "each names the commit progress in force")
         #expect(events.allSatisfy { $0.owner == nil }, "observers only")
     }
@@ -115,7 +115,7 @@ import Testing
     }
 
     static func inputProgress(_ events: [EngineEvent]) -> [Double] {
-        events.compactMap { if case .inputProgress(_, let progress, _, _) = $0 { progress } else { nil } }
+        events.compactMap { if case .inputProgress(_, _, _, let progress, _, _) = $0 { progress } else { nil } }
     }
 
     @Test("With no client, a swipe from the middle and a vertical scroll send nothing")

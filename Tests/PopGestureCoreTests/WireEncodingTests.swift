@@ -37,7 +37,9 @@ struct WireEncodingTests {
              json: #"{"type":"rejected","reason":"too-far-from-edge","device":3,"time_us":12345678}"#),
         Line(event: .inputBegan(app: "firefox", time: time),
              json: #"{"type":"input-began","app":"firefox","time_us":12345678}"#),
-        Line(event: .inputProgress(app: "firefox", progress: 0.125, commit: 0.3, time: time),
+        Line(event: .inputProgress(
+                BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", seat: .seat0, progress: 0.125,
+                commit: 0.3, time: time),
              json: #"{"type":"input-progress","app":"firefox","progress":0.125,"commit":0.3,"time_us":12345678}"#),
         Line(event: .inputCancelled(app: nil, reason: .released, time: time),
              json: #"{"type":"input-cancelled","reason":"released","time_us":12345678}"#),
@@ -97,7 +99,7 @@ struct WireEncodingTests {
         case .inputBegan(let app, _):
             #expect(type == "input-began")
             #expect(object["app"] as? String == app)
-        case .inputProgress(let app, let progress, let commit, _):
+        case .inputProgress(_, let app, _, let progress, let commit, _):
             #expect(type == "input-progress")
             #expect(object["app"] as? String == app)
             #expect((object["progress"] as? NSNumber)?.doubleValue == progress)

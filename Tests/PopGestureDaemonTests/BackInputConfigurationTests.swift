@@ -63,6 +63,27 @@ private let path = "/etc/popgestured/popgestured.conf"
         #expect(configuration.changedBackInputApps(since: before) == ["org.gnome.Settings", "org.kde.*"])
     }
 
+    @Test("touchpad entries: the touchpad bridge, with its distance and natural scrolling; no key")
+    func touchpadEntries() throws {
+        let configuration = try Configuration.parse(
+            """
+            back-input = none
+            [back-input]
+            firefox = touchpad
+            org.gnome.Nautilus = Touchpad:40:natural
+            """, path: path)
+        let map = configuration.backInput
+        #expect(map.input(forApp: "firefox")?.touchpad == .standard)
+        #expect(map.input(forApp: "org.gnome.Nautilus")?.touchpad == TouchpadScroll(millimetresPerWidth: 40, natural: true))
+        #expect(map.input(forApp: "org.gnome.Nautilus")?.spelling == "touchpad:40:natural")
+        #expect(map.allCodes.isEmpty && map.usesTouchpad)
+        // No key anywhere, yet the table stays: the touchpad needs no key device.
+        #expect(BackInputSetup(configuration).map == map)
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.parse("[back-input]\nfirefox = touchpad:2\n", path: path)
+        }
+    }
+
     @Test func theCommandLineSetsOnlyTheStandardInput() throws {
         let configuration = try Configuration.parse(
             "[back-input]\nfirefox = side\n", path: path, overrides: [.backInput: "none", .backInputMode: "fullscreen"])

@@ -13,12 +13,23 @@ public struct BackInput: Sendable, Hashable, CustomStringConvertible {
     public let codes: [UInt16]
     /// How the configuration spells it, lower case: `alt+left`, `back`, `btn_side`.
     public let spelling: String
+    /// Set for `touchpad`: no key, the swipe is played on the daemon's virtual touchpad
+    /// (``TouchpadBridge``) and `codes` is empty. Nil for keys and buttons.
+    public let touchpad: TouchpadScroll?
 
     /// Nil when `codes` is empty or longer than ``maximumCodes``.
     public init?(codes: [UInt16], spelling: String) {
         guard !codes.isEmpty, codes.count <= Self.maximumCodes else { return nil }
         self.codes = codes
         self.spelling = spelling
+        touchpad = nil
+    }
+
+    /// The touchpad bridge with `scroll`, spelled as the configuration writes it.
+    public init(touchpad scroll: TouchpadScroll) {
+        codes = []
+        spelling = scroll.description
+        touchpad = scroll
     }
 
     public var description: String { spelling }
@@ -98,6 +109,12 @@ public struct BackInputMap: Sendable, Hashable {
         hasher.combine(standard)
         hasher.combine(apps)
         hasher.combine(ownSwipe)
+    }
+
+    /// Whether some app's back input (or the standard one) is the touchpad bridge: the
+    /// daemon then makes its virtual touchpad.
+    public var usesTouchpad: Bool {
+        standard?.touchpad != nil || apps.values.contains { $0?.touchpad != nil }
     }
 
     /// Every code some app may be sent: the codes the virtual device must declare.

@@ -21,9 +21,11 @@ public enum EngineEvent: Sendable, Hashable {
     /// navigator. Observers only; the app knows nothing of it.
     case inputBegan(app: String?, time: Timestamp)
     /// That swipe's finger moved (and once right after ``inputBegan(app:time:)``):
-    /// `progress` as ``popProgress(_:progress:time:)``'s, `commit` the commit progress in
-    /// force. Observers only, for an indicator that follows the finger (Android's arrow).
-    case inputProgress(app: String?, progress: Double, commit: Double, time: Timestamp)
+    /// `progress` as ``popProgress(_:progress:time:)``'s, each time it changes by a
+    /// thousandth, `commit` the commit progress in force. Observers only, for an
+    /// indicator that follows the finger (Android's arrow); the daemon's touchpad bridge
+    /// follows it for a `touchpad` back input on `seat`.
+    case inputProgress(BackInput, app: String?, seat: Seat, progress: Double, commit: Double, time: Timestamp)
     /// That swipe will not go back.
     case inputCancelled(app: String?, reason: PopCancelReason, time: Timestamp)
     /// That swipe committed: the daemon's virtual device of `seat` (the swiped device's)

@@ -525,13 +525,15 @@ public struct GestureEngine: Sendable {
             outbox.append(.rejected(reason, device: device, time: time))
         case .began(.navigator(let target), let progress):
             outbox.append(.popBegan(target, progress: progress, time: time))
-        case .began(.input(_, let app), let progress):
+        case .began(.input(let input, let app), let progress):
             outbox.append(.inputBegan(app: app, time: time))
-            outbox.append(.inputProgress(app: app, progress: progress, commit: settings.commitProgress, time: time))
+            outbox.append(.inputProgress(
+                input, app: app, seat: seat(of: device), progress: progress, commit: settings.commitProgress, time: time))
         case .progress(.navigator(let target), let progress):
             outbox.append(.popProgress(target, progress: progress, time: time))
-        case .progress(.input(_, let app), let progress):
-            outbox.append(.inputProgress(app: app, progress: progress, commit: settings.commitProgress, time: time))
+        case .progress(.input(let input, let app), let progress):
+            outbox.append(.inputProgress(
+                input, app: app, seat: seat(of: device), progress: progress, commit: settings.commitProgress, time: time))
         case .commit(.navigator(let target), let reason):
             guard let done = navigation.commitBack(target.navigator, expectedTop: target.page, at: time) else {
                 // The stack changed in a way the arbiter did not see: never pop the wrong page.

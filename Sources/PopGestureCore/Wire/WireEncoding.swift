@@ -39,7 +39,7 @@ extension ServerEvent {
                 reason: RejectionReason(reason), device: Int64(device.rawValue), timeMicroseconds: time.microseconds)
         case .inputBegan(let app, let time):
             self = .inputBegan(app: app, timeMicroseconds: time.microseconds)
-        case .inputProgress(let app, let progress, let commit, let time):
+        case .inputProgress(_, let app, _, let progress, let commit, let time):
             self = .inputProgress(app: app, progress: progress, commit: commit, timeMicroseconds: time.microseconds)
         case .inputCancelled(let app, let reason, let time):
             self = .inputCancelled(app: app, reason: CancelReason(reason), timeMicroseconds: time.microseconds)

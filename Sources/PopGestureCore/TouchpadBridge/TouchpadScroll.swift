@@ -1,0 +1,98 @@
+/// How the touchpad bridge turns a swipe's progress into two fingers' travel on the
+/// daemon's virtual touchpad, for an app marked `touchpad` in the `[back-input]` table
+/// (`touchpad`, `touchpad:80`, `touchpad:natural`, `touchpad:80:natural`).
+///
+/// Pure data; ``TouchpadBridge`` plays it.
+public struct TouchpadScroll: Sendable, Hashable, CustomStringConvertible {
+    /// The fingers' travel, in millimetres of the virtual touchpad, for progress 1 (a
+    /// swipe across the whole screen width); the travel is progress × this, and stops
+    /// at ``TouchpadBridge/maximumTravelMillimetres`` (70 mm). Default 60: at the
+    /// daemon's commit point (progress 0.3) the fingers have moved 18 mm, about half a
+    /// page of libadwaita's swipe tracker (it counts 400 scroll units per page, and
+    /// libinput 1.22 gave this touchpad's two-finger scroll 10.5 units per millimetre in
+    /// the VM: 21.03 per 2 mm frame). Each app's scale differs: set it per app.
+    public var millimetresPerWidth: Double
+    /// Whether the compositor scrolls touchpads naturally (the content follows the
+    /// fingers). The bridge wants a scroll toward the left (negative horizontal values,
+    /// what the apps take as "back"): with natural scrolling off the fingers move left,
+    /// with it on they move right. Default off: libinput's default for touchpads.
+    public var natural: Bool
+
+    /// 5…400 mm per screen width: below 5 the page would jump ahead of the finger by
+    /// 20 times; above 400 the fingers would barely move.
+    public static let millimetresRange = 5.0...400.0
+
+    /// 60 mm per width, natural scrolling off.
+    public static let standard = TouchpadScroll(millimetresPerWidth: 60, natural: false)
+
+    /// The word that starts a touchpad entry.
+    public static let word = "touchpad"
+
+    /// At most 32 bytes: `touchpad:400:natural` is 20.
+    public static let maximumBytes = 32
+
+    public init(millimetresPerWidth: Double, natural: Bool) {
+        self.millimetresPerWidth = millimetresPerWidth
+        self.natural = natural
+    }
+
+    /// Parses `touchpad[:<millimetres>][:natural]`, case-insensitively: nil when the text
+    /// does not start with `touchpad`. Throws, with a message naming the fault, for a
+    /// wrong distance (not a number, or outside ``millimetresRange``), an unknown word, or
+    /// a text longer than ``maximumBytes``.
+    public static func parse(_ text: String) throws(TouchpadScrollError) -> TouchpadScroll? {
+        let words = text.lowercased().split(separator: ":", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: " \t") }
+        guard words.first == word else { return nil }
+        guard text.utf8.count <= maximumBytes else {
+            throw TouchpadScrollError("a touchpad entry has at most \(maximumBytes) bytes")
+        }
+        var scroll = standard
+        var rest = words.dropFirst()
+        if let first = rest.first, first != "natural" {
+            guard let millimetres = Double(first), millimetres.isFinite, millimetresRange.contains(millimetres) else {
+                throw TouchpadScrollError(
+                    "\"\(first)\" is no touchpad distance: millimetres per screen width, \(Int(millimetresRange.lowerBound))…\(Int(millimetresRange.upperBound)) (touchpad:60)")
+            }
+            scroll.millimetresPerWidth = millimetres
+            rest = rest.dropFirst()
+        }
+        if rest.first == "natural" {
+            scroll.natural = true
+            rest = rest.dropFirst()
+        }
+        if let extra = rest.first {
+            throw TouchpadScrollError(
+                "\"\(extra)\" is not understood in a touchpad entry: touchpad[:<millimetres>][:natural]")
+        }
+        return scroll
+    }
+
+    /// `touchpad`, with the distance when it is not the default and `natural` when on.
+    public var description: String {
+        var text = Self.word
+        if millimetresPerWidth != Self.standard.millimetresPerWidth {
+            let whole = millimetresPerWidth.rounded()
+            text += ":" + (whole == millimetresPerWidth ? String(Int(whole)) : String(millimetresPerWidth))
+        }
+        if natural { text += ":natural" }
+        return text
+    }
+}
+
+/// A touchpad entry that cannot be read; the message says why.
+public struct TouchpadScrollError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters(in set: String) -> String {
+        let blank: (Character) -> Bool = { set.contains($0) }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}

@@ -1,0 +1,223 @@
+@testable import PopGestureCore
+import PopGestureSynthesis
+import Testing
+
+/// The touchpad bridge: a back swipe for an app marked `touchpad`, played as two fingers
+/// scrolling on the daemon's virtual touchpad.
+@Suite struct TouchpadBridgeTests {
+    static let touchpad = BackInput(touchpad: .standard)
+    static let altLeft = BackInput(codes: [56, 105], spelling: "alt+left")!
+    typealias Action = TouchpadBridge.Action
+
+    /// The engine with `firefox` marked `touchpad` and focused, fed a finger, its events
+    /// fed to the bridge; the bridge's actions in order.
+    struct Rig {
+        var engine: GestureEngine
+        var screen: DeviceID
+        var script = TouchScript(device: Fixtures.touchscreen)
+        var bridge = TouchpadBridge()
+        var events: [EngineEvent] = []
+        var seats: Set<Seat> = []
+
+        init(input: BackInput = TouchpadBridgeTests.touchpad) throws {
+            var settings = GestureSettings()
+            settings.backInput = BackInputMap(standard: TouchpadBridgeTests.altLeft, apps: ["firefox": input])
+            engine = GestureEngine(settings: settings)
+            screen = engine.addDevice(Fixtures.touchscreen)
+            engine.identify(ClientID(9), app: nil, pid: nil, isShell: true)
+            try engine.shellReports(FocusState.Window(app: "firefox", pid: 42), by: ClientID(9), at: .zero)
+            engine.drainEvents { _ in }
+        }
+
+        /// A finger down at 1 % of the width, 40 mm to the right in 100 ms, then up.
+        mutating func edgeSwipe() -> [Action] {
+            script.down(at: 0.01, 0.5)
+            script.move(byMillimetres: 40, 0, over: .milliseconds(100))
+            script.up()
+            return play()
+        }
+
+        mutating func play() -> [Action] {
+            for event in script.events { engine.handle(event, from: screen) }
+            var actions: [Action] = []
+            engine.drainEvents { event in
+                events.append(event)
+                if let output = bridge.handle(event, at: TouchpadBridgeTests.time(of: event)) {
+                    seats.insert(output.seat)
+                    actions += output.actions
+                }
+            }
+            return actions
+        }
+    }
+
+    static func x(_ action: Action) -> Double? {
+        switch action {
+        case .down(let f), .move(let f): f.xMillimetres
+        case .lift, .pause: nil
+        }
+    }
+
+    /// When the engine made the event: the bridge is played at once.
+    static func time(of event: EngineEvent) -> Timestamp {
+        switch event {
+        case .inputBegan(_, let t), .inputProgress(_, _, _, _, _, let t), .inputCancelled(_, _, let t),
+             .backInput(_, _, _, _, let t):
+            t
+        default:
+            .zero
+        }
+    }
+
+    static func ms(_ milliseconds: Int64) -> Timestamp { Timestamp(microseconds: milliseconds * 1000) }
+
+    static func lastProgress(_ events: [EngineEvent]) -> Double? {
+        events.compactMap { if case .inputProgress(_, _, _, let p, _, _) = $0 { p } else { nil } }.last
+    }
+
+    @Test("A 40 mm swipe from 1 % of the width: two fingers land at 85 mm, scroll left with the progress, run on 20 mm, lift")
+    func swipeOf40Millimetres() throws {
+        var rig = try Rig()
+        let actions = rig.edgeSwipe()
+
+        #expect(rig.events.contains { if case .backInput = $0 { true } else { false } }, "the daemon committed")
+        #expect(rig.seats == [.seat0])
+        #expect(actions.first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])))
+        #expect(actions.last == .lift)
+        #expect(actions.dropFirst().dropLast().allSatisfy { if case .down = $0 { false } else { $0 != .lift } })
+        let xs = actions.compactMap(Self.x)
+        #expect(zip(xs, xs.dropFirst()).allSatisfy { $1 <= $0 }, "the fingers only move left: a scroll toward the back")
+        // 40 mm on the 256 mm wide fixture: progress 0.156, 9.4 mm at 60 mm per width.
+        let progress = try #require(Self.lastProgress(rig.events))
+        #expect(abs(progress - 40.0 / 256) < 0.01)
+        let moves = actions.compactMap { if case .move(let f) = $0 { f.xMillimetres } else { nil } }
+        let whileHeld = try #require(moves.last { abs($0 - (85 - 60 * progress)) < 1e-9 }, "the fingers followed the progress")
+        #expect(whileHeld < 85)
+        let end = try #require(xs.last)
+        #expect(abs(end - (85 - 60 * progress - 20)) < 1e-9, "on the commit they run on 20 mm")
+        // The run: 2 mm frames, 4 ms apart (10 of each), then the lift.
+        let run = actions.suffix(21)
+        #expect(run.filter { $0 == .pause(microseconds: 4000) }.count == 10)
+    }
+
+    @Test("A swipe released short of the commit lifts the fingers back where they landed: no back")
+    func cancelReturnsAndLifts() throws {
+        var rig = try Rig()
+        rig.script.down(at: 0.01, 0.5)
+        rig.script.move(byMillimetres: 8, 0, over: .milliseconds(300))
+        rig.script.rest(.milliseconds(200))
+        rig.script.up()
+        let actions = rig.play()
+
+        #expect(rig.events.contains { if case .inputCancelled(_, .released, _) = $0 { true } else { false } })
+        #expect(!rig.events.contains { if case .backInput = $0 { true } else { false } })
+        let xs = actions.compactMap(Self.x)
+        #expect(try #require(xs.min()) < 85, "the fingers followed the finger first")
+        #expect(xs.last == 85, "and went back to where they landed")
+        #expect(actions.last == .lift)
+        #expect(rig.bridge.state == .idle)
+    }
+
+    @Test("An app with a key back input plays nothing on the touchpad")
+    func keyInputPlaysNothing() throws {
+        var rig = try Rig(input: Self.altLeft)
+        #expect(rig.edgeSwipe().isEmpty)
+        #expect(rig.events.contains { if case .backInput = $0 { true } else { false } })
+    }
+
+    @Test("The exact frames: progress 0.02 at 0 ms, 0.1 at 10, 20 and 30 ms, then a commit, at 60 mm per width")
+    func exactFrames() throws {
+        var bridge = TouchpadBridge()
+        let fingers = { (x: Double) in TouchpadBridge.Fingers(xMillimetres: x, yMillimetres: [22, 38]) }
+        let begin = bridge.handle(
+            .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.02, commit: 0.3, time: .zero), at: Self.ms(0))
+        #expect(begin == TouchpadBridge.Output(seat: .seat0, actions: [.down(fingers(85))]), "down alone: no move in the same instant")
+        // 6 mm wanted, 10 ms later: at most 0.25 mm/ms, so 2.5 mm a frame until caught up.
+        for (milliseconds, x) in [(Int64(10), 82.5), (20, 80)] {
+            let moved = bridge.handle(
+                .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.1, commit: 0.3, time: .zero),
+                at: Self.ms(milliseconds))
+            #expect(moved == TouchpadBridge.Output(seat: .seat0, actions: [.move(fingers(x))]), "at \(milliseconds) ms")
+        }
+        let caughtUp = bridge.handle(
+            .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.1, commit: 0.3, time: .zero), at: Self.ms(30))
+        #expect(abs((caughtUp?.actions.first).flatMap(Self.x).map { $0 - 79 } ?? 1) < 1e-9, "caught up: 6 mm")
+        // The write took 9 ms: the next frame counts from then, and none comes within 2 ms.
+        bridge.played(at: Self.ms(39))
+        #expect(bridge.handle(
+            .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.2, commit: 0.3, time: .zero), at: Self.ms(40)) == nil)
+        let committed = bridge.handle(
+            .backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero), at: Self.ms(40))
+        let done = try #require(committed)
+        // 6 mm → 26 mm: 10 moves of 2 mm, each after a 4 ms pause, then the lift.
+        #expect(done.actions.count == 21)
+        #expect(done.actions.enumerated().allSatisfy { index, action in
+            index == 20 ? action == .lift : (index % 2 == 0) == (action == .pause(microseconds: 4000))
+        })
+        #expect(abs((done.actions.dropLast().last).flatMap(Self.x).map { $0 - 59 } ?? 1) < 1e-9)
+        #expect(bridge.state == .idle)
+        #expect(bridge.handle(.inputCancelled(app: "firefox", reason: .released, time: .zero), at: Self.ms(50)) == nil,
+                "nothing is down")
+    }
+
+    @Test("Natural scrolling: the fingers land at 15 mm and move right")
+    func naturalMovesRight() {
+        var bridge = TouchpadBridge()
+        let natural = BackInput(touchpad: TouchpadScroll(millimetresPerWidth: 100, natural: true))
+        let seat1 = Seat(rawValue: "seat1")!
+        let down = bridge.handle(.inputProgress(natural, app: nil, seat: seat1, progress: 0.25, commit: 0.3, time: .zero), at: Self.ms(0))
+        #expect(down?.seat == seat1)
+        #expect(down?.actions == [.down(.init(xMillimetres: 15, yMillimetres: [22, 38]))])
+        let moved = bridge.handle(.inputProgress(natural, app: nil, seat: seat1, progress: 0.25, commit: 0.3, time: .zero), at: Self.ms(10))
+        #expect(moved?.actions == [.move(.init(xMillimetres: 17.5, yMillimetres: [22, 38]))])
+    }
+
+    @Test("The travel stops at 70 mm, the touchpad's width less its margins")
+    func travelIsBounded() {
+        #expect(TouchpadBridge.travel(progress: 1, scroll: TouchpadScroll(millimetresPerWidth: 400, natural: false)) == 70)
+        #expect(TouchpadBridge.travel(progress: -0.5, scroll: .standard) == 0)
+    }
+
+    @Test("A cut-off touchpad lifts where the fingers are")
+    func abandonLifts() {
+        var bridge = TouchpadBridge()
+        _ = bridge.handle(.inputProgress(Self.touchpad, app: nil, seat: .seat0, progress: 0.2, commit: 0.3, time: .zero), at: .zero)
+        #expect(bridge.abandon() == TouchpadBridge.Output(seat: .seat0, actions: [.lift]))
+        #expect(bridge.abandon() == nil)
+    }
+
+    @Test("touchpad entries parse, with a distance and natural scrolling", arguments: [
+        ("touchpad", TouchpadScroll.standard),
+        ("Touchpad", TouchpadScroll.standard),
+        ("touchpad:80", TouchpadScroll(millimetresPerWidth: 80, natural: false)),
+        ("touchpad:natural", TouchpadScroll(millimetresPerWidth: 60, natural: true)),
+        ("touchpad : 32.5 : natural", TouchpadScroll(millimetresPerWidth: 32.5, natural: true)),
+    ])
+    func parses(_ text: String, _ expected: TouchpadScroll) throws {
+        #expect(try TouchpadScroll.parse(text) == expected)
+        #expect(try TouchpadScroll.parse(expected.description) == expected, "its spelling reads back")
+    }
+
+    @Test("wrong touchpad entries are refused with the reason", arguments: [
+        ("touchpad:3", "no touchpad distance"), ("touchpad:abc", "no touchpad distance"),
+        ("touchpad:nan", "no touchpad distance"), ("touchpad:60:sideways", "not understood"),
+        ("touchpad:", "no touchpad distance"), ("touchpad:" + String(repeating: "1", count: 40), "at most 32 bytes"),
+    ])
+    func refuses(_ text: String, _ message: String) {
+        #expect { try TouchpadScroll.parse(text) } throws: { ($0 as? TouchpadScrollError)?.message.contains(message) == true }
+    }
+
+    @Test("text that is not a touchpad entry is left to the key names")
+    func notTouchpad() throws {
+        #expect(try TouchpadScroll.parse("alt+left") == nil)
+        #expect(try TouchpadScroll.parse("touchpads") == nil)
+    }
+
+    @Test("a table with a touchpad entry uses the touchpad; its entries send no key")
+    func mapUsesTouchpad() {
+        let map = BackInputMap(standard: Self.altLeft, apps: ["firefox": Self.touchpad])
+        #expect(map.usesTouchpad)
+        #expect(map.allCodes == [56, 105])
+        #expect(!BackInputMap(standard: Self.altLeft).usesTouchpad)
+    }
+}
