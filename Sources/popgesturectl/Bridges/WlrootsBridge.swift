@@ -96,7 +96,7 @@ struct WlrootsSource: FocusSource {
             switch events[index] {
             case .focused: index == lastFocus ? events[index] : nil
             case .rotated: index == lastRotation ? events[index] : nil
-            case .log, .ended: events[index]
+            case .log, .textDirection, .ended: events[index]
             }
         }
     }
