@@ -108,7 +108,7 @@ public final class SensorProxy {
             let result = sd_bus_process(bus, nil)
             if result < 0 {
                 // A bus that drops a connection before answering anything refused it: dbus-daemon
-                // does so to a uid it cannot resolve, as a DynamicUser= one without nss-systemd.
+                // does so to a uid it cannot resolve, as a dynamic one (systemd#22737).
                 let why = answered ? "" : Self.refusedHint
                 logger.warning("the system bus connection is lost (\(String(cString: strerror(-result))))\(why); the sensor is no longer followed")
                 lost = true
@@ -123,7 +123,7 @@ public final class SensorProxy {
     }
 
     static let refusedHint = " before the bus answered anything: it refused this process, as dbus-daemon does a uid it"
-        + " cannot resolve (the service's DynamicUser= uid, where nss-systemd is not installed: libnss-systemd)"
+        + " cannot resolve (a DynamicUser= one: the unit's User=popgestured must exist, `systemd-sysusers` makes it)"
 
     // MARK: - The follower's actions
 

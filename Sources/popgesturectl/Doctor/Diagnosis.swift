@@ -398,8 +398,8 @@ struct Diagnosis {
             findings.append(.note(
                 "the system bus or iio-sensor-proxy cannot be used: the rotation comes from a focus bridge or the configuration",
                 ["the reason is in the daemon's log: journalctl -u popgestured | grep -iE 'sensor|system bus'",
-                 "dbus-daemon refuses a uid it cannot resolve, such as the service's DynamicUser= one where nss-systemd is not installed"],
-                fixes: ["if the log says the bus refused it: sudo apt install libnss-systemd, then sudo systemctl restart popgestured"]))
+                 "dbus-daemon refuses a uid it cannot resolve: a dynamic one (DynamicUser= without the popgestured user of sysusers.d)"],
+                fixes: ["if the log says the bus refused it: sudo systemd-sysusers (makes the popgestured user), then sudo systemctl restart popgestured"]))
         case let orientation?:
             let used = screen.rotationSource == "sensor" ? "" : "; the focus bridge's rotation takes precedence"
             findings.append(.ok("iio-sensor-proxy says \(orientation)\(used)"))

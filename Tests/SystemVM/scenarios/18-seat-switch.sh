@@ -57,8 +57,9 @@ show systemctl is-active popgestured.service
 main_pid=$(systemctl show -p MainPID --value popgestured.service)
 [ "$main_pid" -gt 0 ] || fail "popgestured.service has no main process"
 show ps -o pid,user,group,supgrp,comm -p "$main_pid"
-# The unit's DynamicUser: the daemon is neither root nor alice.
-[ "$(ps -o user= -p "$main_pid")" != root ] || fail "the daemon runs as root, not as the unit's dynamic user"
+# The unit's User=: the package's static system user popgestured, neither root nor alice.
+[ "$(ps -o uid= -p "$main_pid" | tr -d ' ')" = "$(id -u popgestured)" ] ||
+    fail "the daemon runs as $(ps -o user= -p "$main_pid"), not as the unit's user popgestured"
 
 step "bob (not active) is refused"
 client bob-refused bob --subscribe

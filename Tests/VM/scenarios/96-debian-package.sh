@@ -18,7 +18,8 @@
 #              postinst's check for a touch device finds); no other node wants it;
 #              the binaries need no Swift runtime
 #   run:       systemd-socket-activate on the unit's socket path runs
-#              /usr/bin/popgestured as the unit would (not root: nobody, in the
+#              /usr/bin/popgestured as the unit would (not root: its User=,
+#              popgestured, made by sysusers.d, in the
 #              unit's SupplementaryGroups=, popgestured-touch and
 #              popgestured-uinput), with the Swift toolchain hidden;
 #              `popgesturectl status` (the packaged one, default socket) starts
@@ -45,6 +46,13 @@ for dir in /etc /usr /var /opt; do
     fstype=$(findmnt -n -o FSTYPE --target "$dir")
     [ "$fstype" = overlay ] || fail "$dir is $fstype here, not virtme-ng's overlay: dpkg -i would write to the host"
 done
+# virtme-ng mounts a file of its own over /etc/shadow, and systemd-sysusers writes
+# /etc/shadow by renaming a new file onto it when it adds the unit's user: onto a
+# mount point that fails (EBUSY). Without that mount, /etc/shadow is the overlay's.
+if mountpoint -q /etc/shadow; then
+    umount /etc/shadow || fail "cannot unmount virtme-ng's /etc/shadow (sysusers could not add the popgestured user)"
+    log "virtme-ng's /etc/shadow mount taken away: sysusers writes the overlay's"
+fi
 log "PID 1 is $(cat /proc/1/comm); /run/systemd/system $([ -d /run/systemd/system ] && echo exists || echo is absent)"
 if dpkg-query -W popgestured >/dev/null 2>&1; then
     fail "popgestured is already known to dpkg here (the host's database): the before/after comparison would mean nothing"
@@ -165,6 +173,7 @@ done
 # The maintainer scripts ran: systemd-sysusers, deb-systemd-helper, udev.
 getent group popgestured-uinput >/dev/null || fail "no popgestured-uinput group: systemd-sysusers did not run"
 getent group popgestured-touch >/dev/null || fail "no popgestured-touch group: systemd-sysusers did not run"
+getent passwd popgestured >/dev/null || fail "no popgestured user (the unit's User=): systemd-sysusers did not run"
 link=/etc/systemd/system/sockets.target.wants/popgestured.socket
 # deb-systemd-helper names the unit by /lib/systemd/system, /usr/lib's alias here (merged /usr).
 [ "$(readlink -f "$link")" = /usr/lib/systemd/system/popgestured.socket ] ||
@@ -183,7 +192,7 @@ service_link=/etc/systemd/system/popgestured-touch.target.wants/popgestured.serv
 udevadm settle --timeout=60 || true
 [ "$(stat -c '%G %a' /dev/uinput)" = "popgestured-uinput 660" ] ||
     fail "/dev/uinput is $(stat -c '%G %a' /dev/uinput) after the postinst's udev trigger, not popgestured-uinput 660"
-log "maintainer scripts: groups $(getent group popgestured-touch) $(getent group popgestured-uinput), $link, $service_link, /dev/uinput popgestured-uinput 660"
+log "maintainer scripts: user $(getent passwd popgestured), groups $(getent group popgestured-touch) $(getent group popgestured-uinput), $link, $service_link, /dev/uinput popgestured-uinput 660"
 has_touch_entry "$screen" || { acl_of "$screen" >&2; fail "the touchscreen $screen, there before the install, has no popgestured-touch entry (the postinst's udev trigger)"; }
 [ "$(stat -c '%U %G %a' "$screen")" = "$screen_mode" ] || fail "$screen is $(stat -c '%U %G %a' "$screen") after the install, was $screen_mode"
 log "the touchscreen there before the install: $screen $screen_mode + $(acl_of "$screen" | grep '^group:popgestured-touch')"
@@ -216,8 +225,8 @@ grep -qx "/sys$(udevadm info --query=path --name="$screen")" <<<"$marked" ||
 log "start rule: $screen wants popgestured-touch.target, as every touch node and no other; the postinst's check finds: $(xargs <<<"$marked")"
 
 # ---------------------------------------------------------------- run it as the units would
-# The socket unit's path; the service's user is a DynamicUser= in the unit's
-# SupplementaryGroups=: nobody with the same groups is the closest here.
+# The socket unit's path; the unit's User= (popgestured, made by the postinst's
+# systemd-sysusers) in its SupplementaryGroups=.
 # The Swift toolchain (/opt/swift) is hidden under an empty tmpfs in a mount
 # namespace of the daemon's own, as on a tablet without it. Each program execs
 # the next, so the pid stays the same (LISTEN_PID).
@@ -227,10 +236,12 @@ mkdir -p /run/popgestured
 rm -f "$SOCK"
 DAEMON_LOG="$WORK/daemon.log"
 unit_groups=$(sed -n 's/^SupplementaryGroups=//p' /usr/lib/systemd/system/popgestured.service | tr ' ' ',')
+unit_user=$(sed -n 's/^User=//p' /usr/lib/systemd/system/popgestured.service)
+[ "$unit_user" = popgestured ] || fail "the installed unit's User= is ${unit_user:-empty}, not popgestured"
 [ "$unit_groups" = popgestured-touch,popgestured-uinput ] || fail "the installed unit's SupplementaryGroups= is ${unit_groups:-empty}"
 unshare --mount --propagation private -- sh -c 'mount -t tmpfs -o ro,mode=0755 none /opt/swift && exec "$@"' sh \
     "$activate" -l "$SOCK" \
-    setpriv --reuid=nobody --regid=nogroup --groups="$unit_groups" -- /usr/bin/popgestured \
+    setpriv --reuid="$unit_user" --regid="$unit_user" --groups="$unit_groups" -- /usr/bin/popgestured \
     >"$DAEMON_LOG" 2>&1 &
 DAEMON_PID=$!
 BG_PIDS+=("$DAEMON_PID")
@@ -244,9 +255,9 @@ env -u POPGESTURED_SOCKET timeout 180 unshare --mount --propagation private -- \
 cat "$WORK/status.out" >&2
 grep -qiw ready "$DAEMON_LOG" || fail "the daemon never logged 'ready'"
 [ "$(readlink "/proc/$DAEMON_PID/exe")" = /usr/bin/popgestured ] || fail "pid $DAEMON_PID runs $(readlink "/proc/$DAEMON_PID/exe")"
-[ "$(stat -c %U "/proc/$DAEMON_PID")" = nobody ] || fail "the daemon runs as $(stat -c %U "/proc/$DAEMON_PID"), not nobody"
+[ "$(stat -c %U "/proc/$DAEMON_PID")" = "$unit_user" ] || fail "the daemon runs as $(stat -c %U "/proc/$DAEMON_PID"), not $unit_user"
 [ -z "$(ls -A /proc/"$DAEMON_PID"/root/opt/swift)" ] || fail "the daemon could see /opt/swift"
-log "socket-activated /usr/bin/popgestured (pid $DAEMON_PID, nobody, no Swift toolchain) answered popgesturectl status"
+log "socket-activated /usr/bin/popgestured (pid $DAEMON_PID, $unit_user, no Swift toolchain) answered popgesturectl status"
 
 # Through the groups the package set up: it reads the touchscreens (popgestured-touch,
 # the one there before the install and one plugged in now) and made its back input
@@ -279,7 +290,7 @@ every_node_wants "daemon running"
 if grep -iE 'cannot use it|permission denied' "$DAEMON_LOG" | grep -vi 'back input' >&2; then fail "the daemon could not open a touchscreen (above)"; fi
 remove_device
 stop_daemon
-log "as nobody in $unit_groups: both touchscreens listed, the back input made, SIGTERM clean"
+log "as $unit_user in $unit_groups: both touchscreens listed, the back input made, SIGTERM clean"
 
 # ---------------------------------------------------------------- upgrade (same version again)
 # The administrator's edit of the conffile survives (the package's copy did not
@@ -335,4 +346,4 @@ if ! diff -u "$WORK/before.txt" "$WORK/after-purge.txt" >"$WORK/purge.diff"; the
     fail "after dpkg -P the watched folders differ from before the install (above)"
 fi
 # Debian never deletes a system group: files may still carry its id.
-log "purged: $(wc -l <"$WORK/before.txt") entries as before; the groups stay: $(getent group popgestured-touch) $(getent group popgestured-uinput)"
+log "purged: $(wc -l <"$WORK/before.txt") entries as before; the user and the groups stay: $(getent passwd popgestured) $(getent group popgestured-touch) $(getent group popgestured-uinput)"
