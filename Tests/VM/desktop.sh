@@ -1,0 +1,100 @@
+# A real desktop in the VM, for scenarios that check what real apps do: sway with its
+# libinput backend (so it reads the VM's evdev nodes as on a tablet, the daemon's
+# back input and grab clone included) and a headless output, run as `nobody` on a
+# seatd seat. Sourced after lib.sh.
+#
+# Why each part:
+# - sway refuses to run as root ("Unable to drop root"), so the session is nobody's,
+#   in DESKTOP_HOME (a tmpfs folder nobody owns), with its own XDG_RUNTIME_DIR.
+# - wlroots' libinput backend opens devices through libseat; the VM has no logind
+#   session, and libseat's noop backend never reports the seat active to wlroots
+#   0.15 (sway times out), so seatd runs the seat, its socket open to nogroup.
+# - The output is headless (no DRM in the VM) and drawn by pixman; 1280x800, the
+#   ELAN panel's 16:9-ish shape, so the touchscreen maps onto all of it.
+
+DESKTOP_HOME=/tmp/desktop
+DESKTOP_RUNTIME="$DESKTOP_HOME/runtime"
+DESKTOP_WIDTH=1280 DESKTOP_HEIGHT=800
+
+# as_desktop_user CMD...: runs CMD as nobody in the sway session's environment.
+as_desktop_user() {
+    setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        env -i PATH=/usr/bin:/bin HOME="$DESKTOP_HOME/home" XDG_RUNTIME_DIR="$DESKTOP_RUNTIME" \
+        WAYLAND_DISPLAY="${WAYLAND_DISPLAY:-wayland-1}" SWAYSOCK="${SWAYSOCK:-}" LANG=C.UTF-8 \
+        XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP=sway MOZ_ENABLE_WAYLAND=1 "QT_QPA_PLATFORM=wayland;xcb" \
+        GDK_BACKEND=wayland NO_AT_BRIDGE=1 "$@"
+}
+
+_sway_answers() { swaymsg -t get_version >/dev/null 2>&1; }
+_sway_has_input() { swaymsg -t get_inputs -r | python3 -c '
+import json, sys
+want = sys.argv[1]
+sys.exit(0 if any(i.get("name") == want for i in json.load(sys.stdin)) else 1)' "$1"; }
+
+# The desktop user's folders, fresh for each scenario (call before writing into them).
+rm -rf "$DESKTOP_HOME"
+mkdir -p "$DESKTOP_RUNTIME" "$DESKTOP_HOME/home"
+
+# start_sway: seatd, then sway as nobody. Exports SWAYSOCK and WAYLAND_DISPLAY.
+start_sway() {
+    chmod 700 "$DESKTOP_RUNTIME"
+    cat >"$DESKTOP_HOME/sway.conf" <<EOF
+output HEADLESS-1 resolution ${DESKTOP_WIDTH}x${DESKTOP_HEIGHT}
+default_border none
+focus_follows_mouse no
+xwayland enable
+EOF
+    chown -R nobody:nogroup "$DESKTOP_HOME"
+    seatd -g nogroup >"$WORK/seatd.log" 2>&1 &
+    BG_PIDS+=("$!")
+    wait_for 30 "seatd's socket" test -S /run/seatd.sock
+    as_desktop_user env -u WAYLAND_DISPLAY -u SWAYSOCK WLR_BACKENDS=headless,libinput LIBSEAT_BACKEND=seatd \
+        WLR_RENDERER=pixman sway -c "$DESKTOP_HOME/sway.conf" >"$WORK/sway.log" 2>&1 &
+    SWAY_PID=$!
+    BG_PIDS+=("$SWAY_PID")
+    wait_for 120 "sway's IPC socket" sh -c "ls $DESKTOP_RUNTIME/sway-ipc.*.sock >/dev/null 2>&1"
+    SWAYSOCK=$(ls "$DESKTOP_RUNTIME"/sway-ipc.*.sock | head -n 1)
+    export SWAYSOCK WAYLAND_DISPLAY=wayland-1
+    wait_for 120 "sway to answer on its IPC socket" _sway_answers
+    log "sway $(swaymsg -t get_version -r | python3 -c 'import json,sys; print(json.load(sys.stdin)["human_readable"])') runs as nobody on seatd, pid $SWAY_PID"
+}
+
+# wait_sway_input NAME: sway's libinput backend lists a device of that name.
+wait_sway_input() { wait_for "${2:-60}" "sway to read the input device \"$1\"" _sway_has_input "$1"; }
+
+# focused_window: "APP_ID<TAB>TITLE" of sway's focused window (for an Xwayland
+# window its WM_CLASS class), or nothing.
+focused_window() {
+    swaymsg -t get_tree -r 2>/dev/null | python3 -c '
+import json, sys
+def walk(node):
+    if node.get("focused") and node.get("type") in ("con", "floating_con"):
+        app = node.get("app_id") or (node.get("window_properties") or {}).get("class") or ""
+        print(app + "\t" + (node.get("name") or ""))
+        return True
+    return any(walk(n) for n in node.get("nodes", []) + node.get("floating_nodes", []))
+walk(json.load(sys.stdin))' || true
+}
+focused_title() { focused_window | cut -f2-; }
+_title_is() { focused_title | grep -qE "$1"; }
+# wait_title SECONDS REGEX: the focused window's title matches REGEX (grep -E).
+wait_title() { wait_for "$1" "the focused window's title to match /$2/ (it is \"$(focused_title)\")" _title_is "$2"; }
+
+# plug_keyboard: keyboard.desc as a uinput keyboard that sway reads through libinput,
+# as a user's keyboard (wtype's virtual keyboard lost modifiers on sway 1.7 here:
+# Ctrl+L arrived as nothing). Sets KEYBOARD_NODE; DEV_NODE stays the touchscreen's.
+plug_keyboard() {
+    local touchscreen=${DEV_NODE:-} touchscreen_pid=${DEV_PID:-}
+    create_device "$VM_DIR/keyboard.desc"
+    KEYBOARD_NODE=$DEV_NODE
+    DEV_NODE=$touchscreen DEV_PID=$touchscreen_pid
+    wait_sway_input "popgestured test keyboard"
+}
+# press COMBO (ctrl+l, enter, alt+left) or press --text TEXT: on KEYBOARD_NODE.
+press() {
+    python3 "$VM_DIR/make-keys.py" "$@" >"$DESKTOP_HOME/keys.events"
+    evemu-play "$KEYBOARD_NODE" <"$DESKTOP_HOME/keys.events" || fail "evemu-play $KEYBOARD_NODE failed"
+}
+
+# screenshot FILE: grim of the whole output.
+screenshot() { as_desktop_user grim -t png "$DESKTOP_HOME/shot.png" && cp "$DESKTOP_HOME/shot.png" "$1"; }

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# (u) Issue 21, real apps that know nothing of popgestured: one left-edge swipe goes
+# back exactly once. A real compositor (sway 1.7 with its libinput backend, headless
+# output, Tests/VM/desktop.sh) reads the ELAN touchscreen from its real description,
+# the daemon's back input and, with grab on, its clone. The daemon runs with the
+# shipped configuration (systemd/popgestured.conf: back input alt+left in edge mode,
+# its [back-input] table), `popgesturectl bridge sway` tells it the app in front.
+#
+# For each app (Debian 12's packages; VM_APPS=regex picks some): it opens page A,
+# then B, then C (typed into its location bar on a uinput keyboard, as a user would), so that a
+# back shows B and a double back A. Then, with grab off and again with grab on:
+#   1. a left-edge swipe (1 % -> 60 % of the width, 200 ms): the title says B, and
+#      still does 5 s later (exactly one back);
+#   2. a swipe from mid-screen (40 % -> 95 %): still B;
+#   3. a vertical scroll: still B;
+# and between the modes the app goes forward to C again.
+# Terminals (foot, QTerminal) run `cat -v` into a file: the swipe must type nothing.
+# The verdicts go to apps.tsv (docs/APPS.md is made from them).
+# timeout: 2400
+source "$(dirname "$0")/../lib.sh"
+source "$VM_DIR/desktop.sh"
+
+desc=$(recording elan-touchscreen.desc)  # protocol B, 331 x 187 mm
+edge="$WORK/edge-swipe.events" mid="$WORK/mid-swipe.events" scroll="$WORK/vertical-scroll.events"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.01 >"$edge"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.40 --to 0.95 >"$mid"
+python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.5 --y 0.7 --to-y 0.3 >"$scroll"
+
+# ---------------------------------------------------------------- the pages
+# Three pages, long enough to scroll, and three sibling folders.
+PAGES="$DESKTOP_HOME/pages"
+write_pages() {
+    mkdir -p "$PAGES" "$DESKTOP_HOME/folders"
+    local page
+    for page in popA popB popC; do
+        {
+            printf '<!doctype html><html><head><meta charset="utf-8"><title>%s</title></head>\n' "$page"
+            printf '<body style="font: 48px sans-serif"><h1>%s</h1>\n' "$page"
+            seq 1 80 | sed "s/.*/<p>$page line &<\/p>/"
+            printf '</body></html>\n'
+        } >"$PAGES/$page.html"
+        mkdir -p "$DESKTOP_HOME/folders/$page"
+        seq 1 40 | while read -r n; do : >"$DESKTOP_HOME/folders/$page/file-$n.txt"; done
+    done
+    chown -R nobody:nogroup "$DESKTOP_HOME"
+}
+
+# ---------------------------------------------------------------- the daemon
+conf="$REPO/systemd/popgestured.conf"
+KEYS_NAME="popgestured back input"
+TABLE="$WORK/apps.tsv"
+printf 'app\tapp id\tmode\tedge swipe\tmid-screen swipe\tvertical scroll\n' >"$TABLE"
+
+daemon_with_grab() {  # on|off
+    [ -z "${DAEMON_PID:-}" ] || ! alive "$DAEMON_PID" || stop_daemon
+    start_daemon --config "$conf" --grab "$1"
+    if [ "$1" = on ]; then
+        wait_for 120 "the daemon to grab the touchscreen (sway opens its clone)" _grabbed "$DEV_NODE"
+    fi
+    wait_sway_input "$KEYS_NAME"
+}
+
+# ---------------------------------------------------------------- one app
+# navigate URL: the location bar (Ctrl+L), the address, Return.
+navigate() {
+    press ctrl+l
+    sleep 1
+    press --text "$1"
+    sleep 0.5
+    press enter
+}
+_no_window() { [ -z "$(focused_window)" ]; }
+# close_apps: every process of the desktop user but sway and its Xwayland.
+close_apps() {
+    local pid round
+    for round in TERM KILL; do
+        for pid in $(pgrep -u nobody || true); do
+            [ "$pid" = "$SWAY_PID" ] && continue
+            case "$(cat /proc/"$pid"/comm 2>/dev/null)" in Xwayland | sway) continue ;; esac
+            kill -"$round" "$pid" 2>/dev/null || true
+        done
+        sleep 3
+    done
+    try_wait 30 _no_window || true
+}
+
+# check_app NAME KIND URL-PREFIX CMD...: KIND is page (browsers: URL-PREFIX is
+# file://…/) or folder (file managers: a path prefix).
+check_app() {
+    local name=$1 kind=$2 prefix=$3; shift 3
+    if [ -n "${VM_APPS:-}" ] && ! [[ $name =~ $VM_APPS ]]; then return 0; fi
+    local suffix="" ; [ "$kind" = page ] && suffix=.html
+    log "== $name: $*"
+    as_desktop_user "$@" >"$WORK/$name.log" 2>&1 &
+    local app_pid=$!
+    BG_PIDS+=("$app_pid")
+    wait_title 240 '\bpopA\b'
+    local app_id
+    app_id=$(focused_window | cut -f1)
+    log "$name: window up, app id \"$app_id\", title \"$(focused_title)\""
+    sleep 3
+    for mode in off on; do
+        daemon_with_grab "$mode"
+        navigate "$prefix/popB$suffix"; wait_title 120 '\bpopB\b'
+        navigate "$prefix/popC$suffix"; wait_title 120 '\bpopC\b'
+        sleep 3
+        local after_edge after_mid after_scroll
+        play "$DEV_NODE" "$edge"
+        try_wait 60 _title_is '\bpop[AB]\b' || true
+        sleep 5
+        after_edge=$(focused_title)
+        play "$DEV_NODE" "$mid"; sleep 5
+        after_mid=$(focused_title)
+        play "$DEV_NODE" "$scroll"; sleep 5
+        after_scroll=$(focused_title)
+        printf '%s\t%s\tgrab %s\t%s\t%s\t%s\n' "$name" "$app_id" "$mode" "$after_edge" "$after_mid" "$after_scroll" >>"$TABLE"
+        log "$name, grab $mode: edge swipe -> \"$after_edge\"; mid-screen -> \"$after_mid\"; scroll -> \"$after_scroll\""
+        grep -qE '\bpopB\b' <<<"$after_edge" || RESULTS+=("$name grab $mode: the edge swipe left \"$after_edge\", not popB")
+        grep -qE '\bpopB\b' <<<"$after_mid" || RESULTS+=("$name grab $mode: the mid-screen swipe left \"$after_mid\"")
+        grep -qE '\bpopB\b' <<<"$after_scroll" || RESULTS+=("$name grab $mode: the vertical scroll left \"$after_scroll\"")
+    done
+    close_apps
+}
+
+# check_terminal NAME CMD...: CMD runs `cat -v` into a file; nothing may be typed.
+check_terminal() {
+    local name=$1; shift
+    if [ -n "${VM_APPS:-}" ] && ! [[ $name =~ $VM_APPS ]]; then return 0; fi
+    local typed="$DESKTOP_HOME/$name.typed"
+    rm -f "$typed"
+    log "== $name: $*"
+    printf '#!/bin/sh\nexec cat -v >%s\n' "$typed" >"$DESKTOP_HOME/cat.sh"
+    chmod 755 "$DESKTOP_HOME/cat.sh"
+    as_desktop_user "$@" "$DESKTOP_HOME/cat.sh" >"$WORK/$name.log" 2>&1 &
+    local app_pid=$!
+    BG_PIDS+=("$app_pid")
+    wait_for 240 "$name's window and its cat" test -e "$typed"
+    try_wait 30 _title_is . || true
+    local app_id
+    app_id=$(focused_window | cut -f1)
+    sleep 3
+    for mode in off on; do
+        daemon_with_grab "$mode"
+        sleep 3
+        play "$DEV_NODE" "$edge"; sleep 5
+        play "$DEV_NODE" "$mid"; sleep 3
+        local bytes; bytes=$(wc -c <"$typed")
+        printf '%s\t%s\tgrab %s\t%s bytes typed\t\t\n' "$name" "$app_id" "$mode" "$bytes" >>"$TABLE"
+        log "$name ($app_id), grab $mode: $bytes bytes typed: $(cat -v "$typed" | head -c 80)"
+        [ "$bytes" -eq 0 ] || RESULTS+=("$name grab $mode: the swipe typed $(cat "$typed" | head -c 40)")
+    done
+    close_apps
+}
+
+# ---------------------------------------------------------------- the run
+RESULTS=()
+write_pages
+mkdir -p "$DESKTOP_HOME/firefox"
+# No first-run pages: the window's title is the page's from the start.
+cat >"$DESKTOP_HOME/firefox/user.js" <<'EOF'
+user_pref("browser.aboutwelcome.enabled", false);
+user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+user_pref("browser.tabs.warnOnClose", false);
+EOF
+chown -R nobody:nogroup "$DESKTOP_HOME"
+create_device "$desc"
+start_sway
+wait_sway_input "$(desc_name "$desc")"
+plug_keyboard
+"$POPGESTURECTL" bridge sway --verbose >"$WORK/bridge.log" 2>&1 &
+BG_PIDS+=("$!")
+
+url="file://$PAGES"
+check_app netsurf page "$url" netsurf-gtk "$url/popA.html"
+check_app firefox page "$url" firefox-esr --no-remote --profile "$DESKTOP_HOME/firefox" "$url/popA.html"
+check_app chromium page "$url" chromium --no-sandbox --no-first-run --ozone-platform=wayland \
+    --user-data-dir="$DESKTOP_HOME/chromium" --disable-gpu "$url/popA.html"
+check_app epiphany page "$url" dbus-run-session env WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS=1 epiphany --private-instance "$url/popA.html"
+check_app nautilus folder "$DESKTOP_HOME/folders" dbus-run-session nautilus --new-window "$DESKTOP_HOME/folders/popA"
+check_app thunar folder "$DESKTOP_HOME/folders" thunar "$DESKTOP_HOME/folders/popA"
+check_app dolphin folder "$DESKTOP_HOME/folders" dolphin "$DESKTOP_HOME/folders/popA"
+check_terminal foot foot
+check_terminal qterminal qterminal -e
+
+log "the table:"; column -t -s $'\t' "$TABLE" >&2 || cat "$TABLE" >&2
+[ "${#RESULTS[@]}" -eq 0 ] || { printf '%s\n' "${RESULTS[@]}" >&2; fail "${#RESULTS[@]} app checks failed: ${RESULTS[0]}"; }
