@@ -22,7 +22,7 @@ as_desktop_user() {
         env -i PATH=/usr/bin:/bin HOME="$DESKTOP_HOME/home" XDG_RUNTIME_DIR="$DESKTOP_RUNTIME" \
         WAYLAND_DISPLAY="${WAYLAND_DISPLAY:-wayland-1}" SWAYSOCK="${SWAYSOCK:-}" LANG=C.UTF-8 \
         XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP=sway MOZ_ENABLE_WAYLAND=1 "QT_QPA_PLATFORM=wayland;xcb" \
-        GDK_BACKEND=wayland NO_AT_BRIDGE=1 "$@"
+        GDK_BACKEND=wayland NO_AT_BRIDGE=1 GTK_A11Y=none "$@"
 }
 
 _sway_answers() { swaymsg -t get_version >/dev/null 2>&1; }
@@ -63,17 +63,21 @@ EOF
 wait_sway_input() { wait_for "${2:-60}" "sway to read the input device \"$1\"" _sway_has_input "$1"; }
 
 # focused_window: "APP_ID<TAB>TITLE" of sway's focused window (for an Xwayland
-# window its WM_CLASS class), or nothing.
+# window its WM_CLASS class), else of its newest window (a window sway mapped
+# without focus, as Chromium's under TCG), or nothing.
 focused_window() {
     swaymsg -t get_tree -r 2>/dev/null | python3 -c '
 import json, sys
+windows = []
 def walk(node):
-    if node.get("focused") and node.get("type") in ("con", "floating_con"):
+    if node.get("type") in ("con", "floating_con") and not node.get("nodes") and node.get("pid"):
         app = node.get("app_id") or (node.get("window_properties") or {}).get("class") or ""
-        print(app + "\t" + (node.get("name") or ""))
-        return True
-    return any(walk(n) for n in node.get("nodes", []) + node.get("floating_nodes", []))
-walk(json.load(sys.stdin))' || true
+        windows.append((not node.get("focused"), -node["id"], app + "\t" + (node.get("name") or "")))
+    for child in node.get("nodes", []) + node.get("floating_nodes", []):
+        walk(child)
+walk(json.load(sys.stdin))
+if windows:
+    print(min(windows)[2])' || true
 }
 focused_title() { focused_window | cut -f2-; }
 _title_is() { focused_title | grep -qE "$1"; }
@@ -98,3 +102,44 @@ press() {
 
 # screenshot FILE: grim of the whole output.
 screenshot() { as_desktop_user grim -t png "$DESKTOP_HOME/shot.png" && cp "$DESKTOP_HOME/shot.png" "$1"; }
+
+_no_window() { [ -z "$(focused_window)" ]; }
+# close_apps: every process of the desktop user but sway and its Xwayland (SWAY_PID is
+# the shell that started sway as nobody, not sway itself).
+close_apps() {
+    local pid round
+    for round in TERM KILL; do
+        for pid in $(pgrep -u nobody || true); do
+            case "$(cat /proc/"$pid"/comm 2>/dev/null)" in Xwayland | sway) continue ;; esac
+            kill -"$round" "$pid" 2>/dev/null || true
+        done
+        sleep 3
+    done
+    try_wait 30 _no_window || true
+}
+
+# firefox_profile: a Firefox profile in $DESKTOP_HOME/firefox with no first-run pages,
+# so that the window's title is the page's from the start.
+firefox_profile() {
+    mkdir -p "$DESKTOP_HOME/firefox"
+    cat >"$DESKTOP_HOME/firefox/user.js" <<'EOF'
+user_pref("browser.aboutwelcome.enabled", false);
+user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("browser.startup.homepage_override.mstone", "ignore");
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+user_pref("browser.tabs.warnOnClose", false);
+EOF
+    chown -R nobody:nogroup "$DESKTOP_HOME/firefox"
+}
+
+# start_desktop DESC: the touchscreen from DESC (DEV_NODE), sway reading it, the
+# keyboard, and `popgesturectl bridge sway` telling the daemon the app in front.
+start_desktop() {
+    create_device "$1"
+    start_sway
+    wait_sway_input "$(desc_name "$1")"
+    plug_keyboard
+    "$POPGESTURECTL" bridge sway --verbose >"$WORK/bridge.log" 2>&1 &
+    BG_PIDS+=("$!")
+}

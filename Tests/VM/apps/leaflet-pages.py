@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""A libadwaita app with a navigation stack, for Tests/VM/scenarios/99-real-apps.sh.
+
+Debian 12's libadwaita is 1.2: its navigation stack is AdwLeaflet (AdwNavigationView
+came in 1.4). With can-navigate-back, the leaflet goes back on Alt+Left, the Back
+key and mouse button, and on its own swipe (AdwSwipeTracker: touch drags, pointer
+drags and touchpad scrolls), as GNOME apps of that release do. Three pages, popA,
+popB and popC; the window's title is the visible page's name. Ctrl+L opens an entry:
+Enter goes to the page named by the last path component typed (popB, /x/popB.html),
+so the scenario drives it as it drives a browser. App id org.popgestured.LeafletPages.
+"""
+import os
+import sys
+
+import gi
+
+gi.require_version("Gtk", "4.0")
+gi.require_version("Adw", "1")
+from gi.repository import Adw, Gio, Gtk  # noqa: E402
+
+PAGES = ("popA", "popB", "popC")
+
+
+def on_activate(app):
+    window = Adw.ApplicationWindow(application=app, title=PAGES[0])
+    window.set_default_size(1280, 800)
+    leaflet = Adw.Leaflet(can_navigate_back=True, can_unfold=False)
+    for name in PAGES:
+        label = Gtk.Label(label=name)
+        label.add_css_class("title-1")
+        leaflet.append(label).set_name(name)
+    leaflet.connect("notify::visible-child-name",
+                    lambda leaflet, _: window.set_title(leaflet.get_visible_child_name()))
+    entry = Gtk.Entry(visible=False)
+
+    def go(entry):
+        name = os.path.splitext(os.path.basename(entry.get_text().strip()))[0]
+        if name in PAGES:
+            leaflet.set_visible_child_name(name)
+        entry.set_text("")
+        entry.set_visible(False)
+    entry.connect("activate", go)
+
+    def open_entry(*_):
+        entry.set_visible(True)
+        entry.grab_focus()
+        return True
+    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+    box.append(entry)
+    box.append(leaflet)
+    leaflet.set_vexpand(True)
+    window.set_content(box)
+    controller = Gtk.ShortcutController()
+    controller.add_shortcut(Gtk.Shortcut.new(Gtk.ShortcutTrigger.parse_string("<Control>l"),
+                                             Gtk.CallbackAction.new(open_entry)))
+    window.add_controller(controller)
+    window.present()
+
+
+app = Adw.Application(application_id="org.popgestured.LeafletPages", flags=Gio.ApplicationFlags.NON_UNIQUE)
+app.connect("activate", on_activate)
+sys.exit(app.run([sys.argv[0]]))
