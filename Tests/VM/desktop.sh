@@ -16,13 +16,15 @@ DESKTOP_HOME=/tmp/desktop
 DESKTOP_RUNTIME="$DESKTOP_HOME/runtime"
 DESKTOP_WIDTH=1280 DESKTOP_HEIGHT=800
 
-# as_desktop_user CMD...: runs CMD as nobody in the sway session's environment.
+# as_desktop_user CMD...: runs CMD as nobody in the sway session's environment. GTK 4
+# draws with cairo (GSK_RENDERER): the VM has no GPU, and GL through llvmpipe under TCG
+# held a first GTK 4 window back for minutes; no accessibility bus (GTK_A11Y, NO_AT_BRIDGE).
 as_desktop_user() {
     setpriv --reuid=nobody --regid=nogroup --clear-groups \
         env -i PATH=/usr/bin:/bin HOME="$DESKTOP_HOME/home" XDG_RUNTIME_DIR="$DESKTOP_RUNTIME" \
         WAYLAND_DISPLAY="${WAYLAND_DISPLAY:-wayland-1}" SWAYSOCK="${SWAYSOCK:-}" LANG=C.UTF-8 \
         XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP=sway MOZ_ENABLE_WAYLAND=1 "QT_QPA_PLATFORM=wayland;xcb" \
-        GDK_BACKEND=wayland NO_AT_BRIDGE=1 GTK_A11Y=none "$@"
+        GDK_BACKEND=wayland NO_AT_BRIDGE=1 GTK_A11Y=none GSK_RENDERER=cairo "$@"
 }
 
 _sway_answers() { swaymsg -t get_version >/dev/null 2>&1; }

@@ -8,6 +8,9 @@ drags and touchpad scrolls), as GNOME apps of that release do. Three pages, popA
 popB and popC; the window's title is the visible page's name. Ctrl+L opens an entry:
 Enter goes to the page named by the last path component typed (popB, /x/popB.html),
 so the scenario drives it as it drives a browser. App id org.popgestured.LeafletPages.
+The scenarios start it in a session bus of its own (dbus-run-session: GTK 4 sets the
+app id from the registered application) with GIO_USE_VFS=local (GIO's gvfs module
+blocked its start for 300 s in the VM on a gvfsd that could not reach the bus).
 """
 import os
 import sys

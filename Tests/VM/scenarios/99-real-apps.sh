@@ -217,11 +217,11 @@ check_app epiphany page "$url" dbus-run-session env WEBKIT_DISABLE_SANDBOX_THIS_
 check_app nautilus folder "$DESKTOP_HOME/folders" dbus-run-session nautilus --new-window "$DESKTOP_HOME/folders/popA"
 check_app thunar folder "$DESKTOP_HOME/folders" thunar "$DESKTOP_HOME/folders/popA"
 check_app dolphin folder "$DESKTOP_HOME/folders" dolphin "$DESKTOP_HOME/folders/popA"
-check_app leaflet name "" dbus-run-session python3 "$VM_DIR/apps/leaflet-pages.py"
+check_app leaflet name "" dbus-run-session env GIO_USE_VFS=local python3 "$VM_DIR/apps/leaflet-pages.py"
 # The same app marked own-swipe, as the shipped table marks apps with their own swipe.
 own_swipe_conf="$WORK/own-swipe.conf"
 { cat "$conf"; echo "org.popgestured.LeafletPages = own-swipe"; } >"$own_swipe_conf"
-conf=$own_swipe_conf check_app leaflet-own-swipe name "" dbus-run-session python3 "$VM_DIR/apps/leaflet-pages.py"
+conf=$own_swipe_conf check_app leaflet-own-swipe name "" dbus-run-session env GIO_USE_VFS=local python3 "$VM_DIR/apps/leaflet-pages.py"
 check_terminal foot foot
 check_terminal qterminal qterminal -e
 

@@ -110,7 +110,7 @@ check_touchpad_app() {
 
 check_touchpad_app firefox "file://$PAGES/popA.html" "file://$PAGES/popB.html" \
     firefox-esr --no-remote --profile "$DESKTOP_HOME/firefox" "file://$PAGES/popA.html"
-check_touchpad_app leaflet popA popB dbus-run-session python3 "$VM_DIR/apps/leaflet-pages.py"
+check_touchpad_app leaflet popA popB dbus-run-session env GIO_USE_VFS=local python3 "$VM_DIR/apps/leaflet-pages.py"
 
 grep -c '"input-progress"' "$WORK/watch.out" | sed 's/^/input-progress events: /' >&2 || true
 [ "${#FAILURES[@]}" -eq 0 ] || { printf '%s\n' "${FAILURES[@]}" >&2; fail "${FAILURES[0]}"; }
