@@ -102,6 +102,17 @@ press() {
     evemu-play "$KEYBOARD_NODE" <"$DESKTOP_HOME/keys.events" || fail "evemu-play $KEYBOARD_NODE failed"
 }
 
+# navigate ADDRESS: the app's location bar (Ctrl+L), the address, Enter, as a user types.
+navigate() {
+    press ctrl+l
+    sleep 1
+    press --text "$1"
+    sleep 0.5
+    press enter
+}
+# app_selected NAME: VM_APPS (a regex over the scenarios' app names) is unset or matches.
+app_selected() { [ -z "${VM_APPS:-}" ] || [[ $1 =~ $VM_APPS ]]; }
+
 # screenshot FILE: grim of the whole output.
 screenshot() { as_desktop_user grim -t png "$DESKTOP_HOME/shot.png" && cp "$DESKTOP_HOME/shot.png" "$1"; }
 

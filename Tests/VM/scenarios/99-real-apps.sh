@@ -61,14 +61,6 @@ daemon_with_grab() {  # on|off [CONFIG]
 }
 
 # ---------------------------------------------------------------- one app
-# navigate URL: the location bar (Ctrl+L), the address, Return.
-navigate() {
-    press ctrl+l
-    sleep 1
-    press --text "$1"
-    sleep 0.5
-    press enter
-}
 # expect APP MODE CHECK TITLE: TITLE names the page EXPECTED[APP MODE CHECK] says,
 # popB (exactly one back, or none after it) unless a test run showed otherwise.
 expect() {
@@ -87,7 +79,7 @@ go_to_c() {
 # file://…/) or folder (file managers: a path prefix).
 check_app() {
     local name=$1 kind=$2 prefix=$3; shift 3
-    if [ -n "${VM_APPS:-}" ] && ! [[ $name =~ $VM_APPS ]]; then return 0; fi
+    app_selected "$name" || return 0
     local suffix="" ; [ "$kind" = page ] && suffix=.html
     log "== $name: $*"
     as_desktop_user "$@" >"$WORK/$name.log" 2>&1 &
@@ -152,7 +144,7 @@ check_app() {
 # check_terminal NAME CMD...: CMD runs `cat -v` into a file; nothing may be typed.
 check_terminal() {
     local name=$1; shift
-    if [ -n "${VM_APPS:-}" ] && ! [[ $name =~ $VM_APPS ]]; then return 0; fi
+    app_selected "$name" || return 0
     local typed="$DESKTOP_HOME/$name.typed"
     rm -f "$typed"
     log "== $name: $*"

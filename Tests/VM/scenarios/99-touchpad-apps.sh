@@ -44,7 +44,6 @@ start_daemon --config "$conf"
 wait_sway_input "popgestured touchpad"
 open_observer watch
 
-navigate() { press ctrl+l; sleep 1; press --text "$1"; sleep 0.5; press enter; }
 FAILURES=()
 # Where an app did otherwise in a test run (docs/APPS.md): the title after the held swipe.
 declare -A EXPECTED=(
@@ -63,7 +62,7 @@ declare -A MOVES=([firefox]=yes [leaflet]=yes)
 # check_touchpad_app NAME PAGE-A PAGE-B CMD...
 check_touchpad_app() {
     local name=$1 page_a=$2 page_b=$3; shift 3
-    if [ -n "${VM_APPS:-}" ] && ! [[ $name =~ $VM_APPS ]]; then return 0; fi
+    app_selected "$name" || return 0
     log "== $name: $*"
     as_desktop_user "$@" >"$WORK/$name.log" 2>&1 &
     BG_PIDS+=("$!")
