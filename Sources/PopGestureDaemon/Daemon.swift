@@ -102,7 +102,7 @@ public struct Daemon: Sendable {
             mainLoop = try MainLoop(
                 configuration: configuration, sink: server,
                 signals: [SIGTERM, SIGINT, SIGHUP], watchdogInterval: notifier.watchdogInterval, eventPipe: pipe,
-                loginMonitor: loginMonitor, sensor: sensor, logger: logger)
+                loginMonitor: loginMonitor, sensor: sensor, timers: [touchpad], logger: logger)
         } catch {
             server.shutdown()
             throw error

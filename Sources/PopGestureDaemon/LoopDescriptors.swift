@@ -93,18 +93,21 @@ struct PollFailures: Equatable {
 }
 
 /// A one-shot `CLOCK_MONOTONIC` timerfd armed at an absolute time: grab mode's
-/// deadlines (a held touch, a clone udev has not announced). The evdev fds are set to
-/// the same clock, so an event's time and a deadline compare directly. Disarmed, it
-/// costs nothing: an idle daemon still never wakes.
+/// deadlines (a held touch, a clone udev has not announced), the touchpad bridge's next
+/// frame. The evdev fds are set to the same clock, so an event's time and a deadline
+/// compare directly. Disarmed, it costs nothing: an idle daemon still never wakes.
 final class DeadlineTimer {
     let fileDescriptor: CInt
     /// What the timer is armed at; nil when disarmed.
     private(set) var armed: Timestamp?
+    /// Whose timer it is, for errors: "grab mode", "the touchpad bridge".
+    private let owner: String
 
-    init() throws(InputError) {
+    init(for owner: String = "grab mode") throws(InputError) {
+        self.owner = owner
         let fd = timerfd_create(CLOCK_MONOTONIC, CInt(TFD_NONBLOCK | TFD_CLOEXEC))
         guard fd >= 0 else {
-            throw InputError(.loopSetup, "cannot create grab mode's timer: \(String(cString: strerror(errno)))")
+            throw InputError(.loopSetup, "cannot create \(owner)'s timer: \(String(cString: strerror(errno)))")
         }
         fileDescriptor = fd
     }
@@ -121,7 +124,7 @@ final class DeadlineTimer {
             : timespec(tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1000)
         var spec = itimerspec(it_interval: timespec(tv_sec: 0, tv_nsec: 0), it_value: value)
         guard timerfd_settime(fileDescriptor, CInt(TFD_TIMER_ABSTIME), &spec, nil) == 0 else {
-            throw InputError(.loopSetup, "cannot arm grab mode's timer: \(String(cString: strerror(errno)))")
+            throw InputError(.loopSetup, "cannot arm \(owner)'s timer: \(String(cString: strerror(errno)))")
         }
         armed = deadline
     }

@@ -53,6 +53,16 @@ extension SocketServer: InputSink {
     public func admissionMayHaveChanged() { reviewAdmission() }
 }
 
+/// A deadline kept beside the loop (the touchpad bridge's next frame, ``TouchpadOutput``):
+/// its descriptor is polled with the loop's own, and it fires after the round's device
+/// frames. Called only on the thread running ``MainLoop/run(_:)``.
+public protocol LoopTimer: AnyObject {
+    /// A timerfd, or nil while there is none; asked every round.
+    var timerDescriptor: CInt? { get }
+    /// The descriptor was readable: read it and do what was due.
+    func timerFired()
+}
+
 /// The daemon's main loop: finds touch devices through udev, reads each with libevdev,
 /// and hands each read, on this thread, to an ``InputSink``: the engine and the client
 /// socket, whose descriptors it polls too (``InputSink/appendDescriptors(to:)``).
@@ -102,9 +112,11 @@ public final class MainLoop: Sendable {
     ///     ``Event/seatsChanged``. Nil: no seat changes are watched.
     ///   - sensor: iio-sensor-proxy's accelerometer; its changes go to the sink with
     ///     logind's, before the clients. Nil: no sensor is followed.
+    ///   - timers: deadlines kept beside the loop, fired after the devices' frames.
     public init(
         configuration: Configuration, sink: some InputSink, signals: [CInt] = [], watchdogInterval: Duration? = nil,
-        eventPipe pipe: EventPipe? = nil, loginMonitor: LoginMonitor? = nil, sensor: SensorProxy? = nil, logger: Logger
+        eventPipe pipe: EventPipe? = nil, loginMonitor: LoginMonitor? = nil, sensor: SensorProxy? = nil,
+        timers: [any LoopTimer] = [], logger: Logger
     ) throws(InputError) {
         let monitor = try UdevInputMonitor()
         let mailbox = try LoopMailbox()
@@ -120,7 +132,7 @@ public final class MainLoop: Sendable {
         self.loop = InputLoop(
             monitor: monitor, configuration: configuration, sink: sink, mailbox: mailbox,
             signalFD: signalFD, timerFD: timerFD, eventPipe: pipe, loginMonitor: loginMonitor, sensor: sensor,
-            logger: logger)
+            timers: timers, logger: logger)
         loop.openPresentDevices()
     }
 
@@ -201,12 +213,14 @@ private final class InputLoop: @unchecked Sendable {
     private var readerWatchFailed = false
     private let loginMonitor: LoginMonitor?
     private let sensor: SensorProxy?
+    private let timers: [any LoopTimer]
 
     init(
         monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, mailbox: LoopMailbox,
         signalFD: CInt?, timerFD: CInt?, eventPipe: EventPipe?, loginMonitor: LoginMonitor?, sensor: SensorProxy?,
-        logger: Logger
+        timers: [any LoopTimer], logger: Logger
     ) {
+        self.timers = timers
         self.eventPipe = eventPipe
         self.loginMonitor = loginMonitor
         self.sensor = sensor
@@ -269,8 +283,9 @@ private final class InputLoop: @unchecked Sendable {
     /// The order of a round, touch first (docs/ARCHITECTURE.md, "One loop"):
     /// 1. the devices and the event pipe: every frame goes through the engine, and its
     ///    events are queued for the clients;
-    /// 2. udev's hotplug news, grab mode's deadlines, logind's seat changes (the
-    ///    clients' admission asked again), and iio-sensor-proxy's orientation (a turn
+    /// 2. udev's hotplug news, grab mode's deadlines, the timers beside the loop (the
+    ///    touchpad bridge's frames), logind's seat changes (the clients' admission
+    ///    asked again), and iio-sensor-proxy's orientation (a turn
     ///    cancels a pan in progress; at most ``SensorProxy/messagesPerRound`` messages);
     /// 3. the sink's clients, within the sink's budget per round (``SocketServer``): a
     ///    client can delay a finger by at most one round's budget, never more;
@@ -286,6 +301,8 @@ private final class InputLoop: @unchecked Sendable {
         pollSet.append(pollfd(fd: loginMonitor?.fileDescriptor ?? -1, events: loginMonitor?.events ?? 0, revents: 0))
         pollSet.append(pollfd(fd: readerWatch?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: sensor?.fileDescriptor ?? -1, events: sensor?.events ?? 0, revents: 0))  // [7]
+        let firstTimer = pollSet.count
+        for timer in timers { pollSet.append(pollfd(fd: timer.timerDescriptor ?? -1, events: Int16(POLLIN), revents: 0)) }
         let firstDevice = pollSet.count
         for open in devices {
             pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
@@ -321,6 +338,7 @@ private final class InputLoop: @unchecked Sendable {
             expireGrabs()
         }
         armGrabTimer()
+        for (offset, timer) in timers.enumerated() where pollSet[firstTimer + offset].revents != 0 { timer.timerFired() }
         let seatsChanged = loginMonitor != nil && pollSet[5].revents != 0
         if seatsChanged {
             loginMonitor!.acknowledge()

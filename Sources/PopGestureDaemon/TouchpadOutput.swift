@@ -4,7 +4,9 @@ import PopGestureCore
 import PopGestureInput
 
 /// The touchpad bridge's thin I/O layer: the virtual touchpads (``VirtualTouchpad``), one
-/// per seat, and the ``TouchpadBridge`` whose actions it writes to them.
+/// per seat, the ``TouchpadBridge`` whose actions it writes to them, and the timer for
+/// the bridge's next frame, which the main loop polls (``LoopTimer``): the input thread
+/// never sleeps for a frame, so a touch is never held back by the fingers' run.
 ///
 /// The touchpads exist while the `[back-input]` table names `touchpad` for some app:
 /// seat0's at once, another seat's when its first touch device appears, so that the
@@ -12,9 +14,11 @@ import PopGestureInput
 /// made is logged once per seat; that seat's swipes then play nothing.
 ///
 /// Owned by the input thread, like ``SeatBackInputs``.
-final class TouchpadOutput {
+final class TouchpadOutput: LoopTimer {
     private var bridge = TouchpadBridge()
     private(set) var devices: [Seat: VirtualTouchpad] = [:]
+    /// The bridge's deadline; made with the first touchpad.
+    private var timer: DeadlineTimer?
     /// Whether some app's back input is `touchpad`.
     private var wanted = false
     private var failed: Set<Seat> = []
@@ -30,6 +34,7 @@ final class TouchpadOutput {
             prepare(.seat0)
         } else if !devices.isEmpty {
             if let output = bridge.abandon() { try? devices[output.seat]?.play(output.actions) }
+            arm()
             devices.removeAll()
             logger.notice("virtual touchpad removed: no app's back input is touchpad")
         }
@@ -39,6 +44,7 @@ final class TouchpadOutput {
     func prepare(_ seat: Seat) {
         guard wanted, devices[seat] == nil else { return }
         do throws(InputError) {
+            if timer == nil { timer = try DeadlineTimer(for: "the touchpad bridge") }
             let device = try VirtualTouchpad(seat: seat)
             devices[seat] = device
             failed.remove(seat)
@@ -48,26 +54,45 @@ final class TouchpadOutput {
         }
     }
 
-    /// CLOCK_MONOTONIC, the clock the kernel stamps the touchpad's frames with (libinput
-    /// sets it on the nodes it reads).
-    private static func now() -> Timestamp {
-        var clock = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &clock)
-        return Timestamp(seconds: Int64(clock.tv_sec), microseconds: Int64(clock.tv_nsec / 1000))
-    }
-
     /// Plays what the bridge makes of one engine event.
     func handle(_ event: EngineEvent) {
-        guard let output = bridge.handle(event, at: Self.now()) else { return }
+        play(bridge.handle(event, at: DeadlineTimer.now()))
+        arm()
+    }
+
+    var timerDescriptor: CInt? { timer?.fileDescriptor }
+
+    /// The bridge's deadline passed: its next frame, or the lift.
+    func timerFired() {
+        timer?.acknowledge()
+        play(bridge.expire(at: DeadlineTimer.now()))
+        arm()
+    }
+
+    private func play(_ output: TouchpadBridge.Output?) {
+        guard let output else { return }
         guard let device = devices[output.seat] else {
             logger.debug("touchpad bridge: \(output.seat) has no virtual touchpad; \(output.actions.count) frame(s) dropped")
             return
         }
         do throws(InputError) {
             try device.play(output.actions)
-            bridge.played(at: Self.now())
+            bridge.played(at: DeadlineTimer.now())
         } catch {
             logger.warning("touchpad bridge on \(output.seat): \(error.message)")
+            _ = bridge.abandon()  // play lifted the fingers already
+        }
+    }
+
+    /// Arms the timer at the bridge's deadline. A timer that cannot be armed would
+    /// leave the fingers down for ever: they are lifted where they are instead.
+    private func arm() {
+        guard let timer else { return }
+        do throws(InputError) {
+            try timer.arm(at: bridge.deadline)
+        } catch {
+            logger.error("touchpad bridge: \(error.message); the fingers lift where they are")
+            play(bridge.abandon())
         }
     }
 }

@@ -76,9 +76,9 @@ public final class VirtualTouchpad {
         devnode = self.device.devnode
     }
 
-    /// Plays `actions`, one frame each; a pause sleeps (the calling thread: at most the
-    /// bridge's runs at the end, 40 ms on a commit). Throws `.uinput` when a write fails; the fingers
-    /// are then lifted as far as the device lets, so that none stays down.
+    /// Plays `actions`, one frame each, at once: the bridge paces them by its deadline.
+    /// Throws `.uinput` when a write fails; the fingers are then lifted as far as the
+    /// device lets, so that none stays down.
     public func play(_ actions: [TouchpadBridge.Action]) throws(InputError) {
         do throws(InputError) {
             for action in actions { try play(action) }
@@ -113,9 +113,6 @@ public final class VirtualTouchpad {
             try write(EV_KEY, BTN_TOUCH, 0)
             try write(EV_KEY, BTN_TOOL_DOUBLETAP, 0)
             fingersDown = false
-        case .pause(let microseconds):
-            usleep(UInt32(clamping: max(0, microseconds)))
-            return
         }
         try write(EV_SYN, SYN_REPORT, 0)
     }

@@ -37,24 +37,30 @@ import Testing
             return play()
         }
 
+        /// The script through the engine, and its events through the bridge at their times,
+        /// with the bridge's deadlines between them as the loop's timer would fire them.
         mutating func play() -> [Action] {
             for event in script.events { engine.handle(event, from: screen) }
             var actions: [Action] = []
-            engine.drainEvents { event in
+            var engineEvents: [EngineEvent] = []
+            engine.drainEvents { engineEvents.append($0) }
+            for event in engineEvents {
+                let time = TouchpadBridgeTests.time(of: event)
+                actions += bridge.expire(until: time, seats: &seats)
                 events.append(event)
-                if let output = bridge.handle(event, at: TouchpadBridgeTests.time(of: event)) {
+                if let output = bridge.handle(event, at: time) {
                     seats.insert(output.seat)
                     actions += output.actions
                 }
             }
-            return actions
+            return actions + bridge.expire(until: Timestamp(seconds: 1 << 30, microseconds: 0), seats: &seats)
         }
     }
 
     static func x(_ action: Action) -> Double? {
         switch action {
         case .down(let f), .move(let f): f.xMillimetres
-        case .lift, .pause: nil
+        case .lift: nil
         }
     }
 
@@ -95,9 +101,12 @@ import Testing
         #expect(whileHeld < 85)
         let end = try #require(xs.last)
         #expect(abs(end - (85 - 60 * progress - 20)) < 1e-9, "on the commit they run on 20 mm")
-        // The run: 2 mm frames, 4 ms apart (10 of each), then the lift.
-        let run = actions.suffix(21)
-        #expect(run.filter { $0 == .pause(microseconds: 4000) }.count == 10)
+        // The run: after the first move (timed from the last frame) and until the last
+        // (what is left), 2 mm a deadline, 4 ms apart; then the lift.
+        let run = Array(actions.suffix(8).dropLast().compactMap(Self.x))
+        #expect(zip(run, run.dropFirst()).dropLast().allSatisfy { abs($0 - $1 - 2) < 1e-9 }, "\(run)")
+        #expect(rig.bridge.state == .idle)
+        #expect(rig.bridge.deadline == nil)
     }
 
     @Test("A swipe released short of the commit lifts the fingers back where they landed: no back")
@@ -125,39 +134,73 @@ import Testing
         #expect(rig.events.contains { if case .backInput = $0 { true } else { false } })
     }
 
-    @Test("The exact frames: progress 0.02 at 0 ms, 0.1 at 10, 20 and 30 ms, then a commit, at 60 mm per width")
+    @Test("The exact frames: progress 0.02 at 0 ms, 0.1 at 5 and 18 ms, a write of 9 ms, then a commit at 40 ms, at 60 mm per width")
     func exactFrames() throws {
         var bridge = TouchpadBridge()
         let fingers = { (x: Double) in TouchpadBridge.Fingers(xMillimetres: x, yMillimetres: [22, 38]) }
-        let begin = bridge.handle(
-            .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.02, commit: 0.3, time: .zero), at: Self.ms(0))
-        #expect(begin == TouchpadBridge.Output(seat: .seat0, actions: [.down(fingers(85))]), "down alone: no move in the same instant")
-        // 6 mm wanted, 10 ms later: at most 0.25 mm/ms, so 2.5 mm a frame until caught up.
-        for (milliseconds, x) in [(Int64(10), 82.5), (20, 80)] {
-            let moved = bridge.handle(
-                .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.1, commit: 0.3, time: .zero),
-                at: Self.ms(milliseconds))
-            #expect(moved == TouchpadBridge.Output(seat: .seat0, actions: [.move(fingers(x))]), "at \(milliseconds) ms")
+        let progress = { (p: Double) in
+            EngineEvent.inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: p, commit: 0.3, time: .zero)
         }
-        let caughtUp = bridge.handle(
-            .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.1, commit: 0.3, time: .zero), at: Self.ms(30))
-        #expect(abs((caughtUp?.actions.first).flatMap(Self.x).map { $0 - 79 } ?? 1) < 1e-9, "caught up: 6 mm")
-        // The write took 9 ms: the next frame counts from then, and none comes within 2 ms.
-        bridge.played(at: Self.ms(39))
-        #expect(bridge.handle(
-            .inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: 0.2, commit: 0.3, time: .zero), at: Self.ms(40)) == nil)
-        let committed = bridge.handle(
-            .backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero), at: Self.ms(40))
-        let done = try #require(committed)
-        // 6 mm → 26 mm: 10 moves of 2 mm, each after a 4 ms pause, then the lift.
-        #expect(done.actions.count == 21)
-        #expect(done.actions.enumerated().allSatisfy { index, action in
-            index == 20 ? action == .lift : (index % 2 == 0) == (action == .pause(microseconds: 4000))
-        })
-        #expect(abs((done.actions.dropLast().last).flatMap(Self.x).map { $0 - 59 } ?? 1) < 1e-9)
+        let move = { (x: Double) in TouchpadBridge.Output(seat: .seat0, actions: [.move(fingers(x))]) }
+        #expect(bridge.handle(progress(0.02), at: Self.ms(0)) == .init(seat: .seat0, actions: [.down(fingers(85))]),
+                "down alone: no move in the same instant")
+        #expect(bridge.deadline == Self.ms(4), "1.2 mm to go: the next frame in 4 ms")
+        // 0.25 mm/ms while the finger is down: 1 mm a deadline.
+        #expect(bridge.expire(at: Self.ms(4)) == move(84))
+        #expect(bridge.handle(progress(0.1), at: Self.ms(5)) == nil, "no move within 2 ms of the last")
+        #expect(bridge.expire(at: Self.ms(8)) == move(83), "6 mm to go now, 1 mm more")
+        #expect(bridge.handle(progress(0.1), at: Self.ms(18)) == move(80.5), "10 ms since the last frame: 2.5 mm")
+        // The write took 9 ms: the next frame counts from then.
+        bridge.played(at: Self.ms(27))
+        #expect(bridge.deadline == Self.ms(31))
+        #expect(bridge.expire(at: Self.ms(31)) == move(79.5))
+        #expect(bridge.expire(at: Self.ms(35)) == move(79), "caught up: 6 mm")
+        #expect(bridge.deadline == nil, "at the goal with the finger down: no timer")
+        // The commit: the goal runs on 20 mm, at 0.5 mm/ms.
+        #expect(bridge.handle(.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero),
+                              at: Self.ms(40)) == move(76.5), "5 ms since the last frame: 2.5 mm")
+        var run: [Action] = []
+        while let deadline = bridge.deadline {
+            let output = bridge.expire(at: deadline)
+            run += try #require(output).actions
+        }
+        // 8.5 mm → 26 mm: 2 mm a deadline, the last 1.5 mm, then the lift in the same output.
+        #expect(run == [74.5, 72.5, 70.5, 68.5, 66.5, 64.5, 62.5, 60.5, 59].map { .move(fingers($0)) } + [.lift])
         #expect(bridge.state == .idle)
-        #expect(bridge.handle(.inputCancelled(app: "firefox", reason: .released, time: .zero), at: Self.ms(50)) == nil,
+        #expect(bridge.handle(.inputCancelled(app: "firefox", reason: .released, time: .zero), at: Self.ms(90)) == nil,
                 "nothing is down")
+    }
+
+    @Test("A swipe that begins while the last one's fingers still run plays from its first progress after their lift")
+    func nextSwipeWaitsForTheLift() throws {
+        var bridge = TouchpadBridge()
+        let progress = { (p: Double) in
+            EngineEvent.inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: p, commit: 0.3, time: .zero)
+        }
+        _ = bridge.handle(progress(0), at: Self.ms(0))
+        _ = bridge.handle(.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero), at: Self.ms(1))
+        #expect(bridge.handle(progress(0.05), at: Self.ms(10)) == nil, "the first swipe's fingers are running on")
+        #expect(bridge.handle(.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero),
+                              at: Self.ms(11)) == nil, "the run keeps its goal")
+        var lifted = false
+        while let deadline = bridge.deadline {
+            let output = bridge.expire(at: deadline)
+            lifted = try #require(output).actions.last == .lift
+        }
+        #expect(lifted)
+        let next = bridge.handle(progress(0.1), at: Self.ms(200))
+        #expect(next?.actions == [.down(.init(xMillimetres: 85, yMillimetres: [22, 38]))])
+    }
+
+    @Test("A deadline fired early moves nothing")
+    func earlyExpiryWaits() {
+        var bridge = TouchpadBridge()
+        _ = bridge.handle(.inputProgress(Self.touchpad, app: nil, seat: .seat0, progress: 0.2, commit: 0.3, time: .zero), at: Self.ms(0))
+        #expect(bridge.expire(at: Self.ms(1)) == nil)
+        #expect(bridge.deadline == Self.ms(4))
+        #expect(TouchpadBridge().deadline == nil)
+        var idle = TouchpadBridge()
+        #expect(idle.expire(at: Self.ms(10)) == nil)
     }
 
     @Test("Natural scrolling: the fingers land at 15 mm and move right")
@@ -219,5 +262,17 @@ import Testing
         #expect(map.usesTouchpad)
         #expect(map.allCodes == [56, 105])
         #expect(!BackInputMap(standard: Self.altLeft).usesTouchpad)
+    }
+}
+
+extension TouchpadBridge {
+    /// Fires every deadline up to `time`, as the daemon's timer would; the actions in order.
+    mutating func expire(until time: Timestamp, seats: inout Set<Seat>) -> [Action] {
+        var actions: [Action] = []
+        while let deadline, deadline <= time, let output = expire(at: deadline) {
+            seats.insert(output.seat)
+            actions += output.actions
+        }
+        return actions
     }
 }

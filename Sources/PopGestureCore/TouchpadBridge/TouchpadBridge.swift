@@ -4,21 +4,23 @@
 /// libadwaita's swipe tracker, Chromium's overscroll history navigation) moves the page
 /// with the finger.
 ///
-/// A plain state machine fed with the engine's events for the back input and the time
-/// they are played at; it returns what the touchpad must do, and the daemon's I/O layer
-/// writes it (one evdev frame per action, and sleeps for a pause). Positions are
-/// millimetres from the touchpad's top-left corner.
+/// A plain state machine fed with the engine's events for the back input, and with
+/// its own deadline (``deadline``, ``expire(at:)``), each at the time it is played; it
+/// returns what the touchpad must do, and the daemon's I/O layer writes it (one evdev
+/// frame per action) and arms a timer for the deadline. It never asks the caller to
+/// sleep: the input thread serves the next touch while the fingers run.
 ///
-///     idle ──input-progress (touchpad)──▶ scrolling ──input-progress──▶ scrolling (one move)
-///       ▲                                    │
-///       └── back-input: run on ``completionMillimetres``, lift; input-cancelled: run back, lift
+///     idle ──input-progress (touchpad)──▶ following: down; the fingers chase the progress
+///       ▲                                   │ back-input: the goal runs on ``completionMillimetres``
+///       │                                   │ input-cancelled: the goal is where they landed
+///       └──── lift, once at the goal ◀── ending: a frame per deadline toward the goal
 ///
 /// libinput drops a touchpad frame as a "touch jump" when a finger moved more than 20 mm,
 /// or sped up by more than 7 mm, per 12 ms (`tp_detect_jumps`), measured between the
-/// frames' kernel times. So while the finger is down the fingers never move faster than
-/// ``maximumSpeedMillimetresPerMillisecond`` from the last frame's time: they may lag,
-/// and catch up at the next event; the runs at the end are frames of
-/// ``finishStepMillimetres`` with a sleep of ``finishFrameMicroseconds`` before each.
+/// frames' kernel times. So the fingers never move faster than
+/// ``followingMillimetresPerMillisecond`` (while the finger is down) or
+/// ``endingMillimetresPerMillisecond`` (after) from the last frame's time: they may lag,
+/// and catch up at the next event or deadline, a frame every ``frameMicroseconds``.
 ///
 /// The app decides from what it sees: on a commit the fingers run on, fast, before they
 /// lift, so the app commits by distance and velocity; on a cancel they run back to where
@@ -40,8 +42,6 @@ public struct TouchpadBridge: Sendable {
         case move(Fingers)
         /// Both fingers up, in one frame: libinput ends the scroll with a scroll stop.
         case lift
-        /// Wait this long before the next frame, so that its kernel time is this much later.
-        case pause(microseconds: Int64)
     }
 
     /// What to do, on the touchpad of `seat`.
@@ -50,10 +50,31 @@ public struct TouchpadBridge: Sendable {
         public var actions: [Action]
     }
 
+    /// How a swipe the fingers play ended.
+    public enum Ending: String, Sendable, Hashable {
+        /// The daemon committed: the fingers run on, then lift.
+        case commit
+        /// The swipe was cancelled: the fingers run back to where they landed, then lift.
+        case cancel
+    }
+
+    /// The fingers on the touchpad during one swipe.
+    public struct Touch: Sendable, Hashable {
+        public var seat: Seat
+        public var scroll: TouchpadScroll
+        /// Millimetres moved toward the back, as last written.
+        public var travelMillimetres: Double
+        /// Where the fingers should be: the progress's travel, or the end's.
+        public var goalMillimetres: Double
+        /// When the last frame was written (``played(at:)``).
+        public var written: Timestamp
+        /// Nil while the finger is down.
+        public var ending: Ending?
+    }
+
     public enum State: Sendable, Hashable {
         case idle
-        /// `travel`: millimetres moved so far toward the back; `written`: the last frame's time.
-        case scrolling(seat: Seat, scroll: TouchpadScroll, travelMillimetres: Double, written: Timestamp)
+        case touching(Touch)
     }
 
     // The virtual touchpad's size and where the fingers go; VirtualTouchpad makes it so.
@@ -75,16 +96,17 @@ public struct TouchpadBridge: Sendable {
     /// from when the last frame was written (``played(at:)``): the kernel stamps a frame
     /// between the clock read before its write and the one after, so that time is a
     /// lower bound of libinput's interval, and 3 mm leaves room below its 7 mm.
-    public static let maximumSpeedMillimetresPerMillisecond = 0.25
-    /// No move within 2 ms of the last frame: the next event catches up. A move over a
-    /// shorter interval is all rounding (one device unit, 0.025 mm, in 50 µs is 6 mm per
-    /// 12 ms to libinput), as when the daemon handles a batch of touchscreen frames.
+    public static let followingMillimetresPerMillisecond = 0.25
+    /// After the finger lifted: 0.5 mm/ms (6 mm per 12 ms, still below libinput's 7 mm
+    /// rise from standing), so that the app sees the velocity of a flick on a commit.
+    public static let endingMillimetresPerMillisecond = 0.5
+    /// No move within 2 ms of the last frame: the next event or deadline catches up. A
+    /// move over a shorter interval is all rounding (one device unit, 0.025 mm, in 50 µs
+    /// is 6 mm per 12 ms to libinput), as when the daemon handles a batch of frames.
     public static let minimumFrameMicroseconds: Int64 = 2000
-    /// The runs at the end: a frame every 4 ms (a sleep, so at least that between the
-    /// kernel times), ``finishStepMillimetres`` each.
-    public static let finishFrameMicroseconds: Int64 = 4000
-    /// 2 mm a frame at the end: 6 mm per 12 ms.
-    public static let finishStepMillimetres = 2.0
+    /// While the fingers are short of their goal, the next frame is due 4 ms after the
+    /// last: 1 mm a frame while following, 2 mm while ending.
+    public static let frameMicroseconds: Int64 = 4000
     /// On a commit the fingers move 20 mm further before they lift (less at the touchpad's
     /// far side): with the daemon's commit at 18 mm or more (progress 0.3 at the default
     /// scale), 38 mm in all, a whole libadwaita page, at 500 mm/s; 40 ms of frames.
@@ -94,34 +116,53 @@ public struct TouchpadBridge: Sendable {
 
     public init() {}
 
+    /// When the next frame is due, for the I/O layer's timer: nil when the fingers are
+    /// up, or down at their goal with the finger still on the screen. Past it, call
+    /// ``expire(at:)``.
+    public var deadline: Timestamp? {
+        guard case .touching(let touch) = state,
+              touch.ending != nil || touch.travelMillimetres != touch.goalMillimetres
+        else { return nil }
+        return Timestamp(microseconds: touch.written.microseconds + Self.frameMicroseconds)
+    }
+
     /// Feeds one engine event, played at `now` (the I/O layer's monotonic clock, which the
-    /// kernel stamps the frames with); nil when the touchpad has nothing to do.
+    /// kernel stamps the frames with); nil when the touchpad has nothing to do now.
     public mutating func handle(_ event: EngineEvent, at now: Timestamp) -> Output? {
         switch event {
         case .inputProgress(let input, _, let seat, let progress, _, _):
             guard let scroll = input.touchpad else { return nil }
             return follow(scroll, on: seat, progress: progress, at: now)
         case .backInput:
-            return finish(committed: true)
+            return end(.commit, at: now)
         case .inputCancelled:
-            return finish(committed: false)
+            return end(.cancel, at: now)
         default:
             return nil
         }
     }
 
+    /// The deadline passed (or not: then nothing, unless a frame is due anyway): the
+    /// next frame toward the goal, and the lift once an ending swipe reached it.
+    public mutating func expire(at now: Timestamp) -> Output? {
+        guard case .touching = state else { return nil }
+        return step(at: now)
+    }
+
     /// The I/O layer wrote the last output's frames by `time` (its clock after the last
     /// write): the next move counts its interval from then.
     public mutating func played(at time: Timestamp) {
-        guard case .scrolling(let seat, let scroll, let travel, _) = state else { return }
-        state = .scrolling(seat: seat, scroll: scroll, travelMillimetres: travel, written: time)
+        guard case .touching(var touch) = state else { return }
+        touch.written = time
+        state = .touching(touch)
     }
 
-    /// Lifts the fingers where they are, with no move: the touchpad is going away.
+    /// Lifts the fingers where they are, with no move: the touchpad is going away, or
+    /// its timer failed.
     public mutating func abandon() -> Output? {
-        guard case .scrolling(let seat, _, _, _) = state else { return nil }
+        guard case .touching(let touch) = state else { return nil }
         state = .idle
-        return Output(seat: seat, actions: [.lift])
+        return Output(seat: touch.seat, actions: [.lift])
     }
 
     /// Where the fingers are after `travel` toward the back.
@@ -139,40 +180,52 @@ public struct TouchpadBridge: Sendable {
     private mutating func follow(_ scroll: TouchpadScroll, on seat: Seat, progress: Double, at now: Timestamp) -> Output? {
         switch state {
         case .idle:
-            // Down only: a move in the same instant would be a jump to libinput.
-            state = .scrolling(seat: seat, scroll: scroll, travelMillimetres: 0, written: now)
+            // Down only: a move in the same instant would be a jump to libinput; the deadline brings the first.
+            let goal = Self.travel(progress: progress, scroll: scroll)
+            state = .touching(Touch(seat: seat, scroll: scroll, travelMillimetres: 0, goalMillimetres: goal, written: now))
             return Output(seat: seat, actions: [.down(Self.fingers(travelMillimetres: 0, natural: scroll.natural))])
-        case .scrolling(let active, let activeScroll, let travel, let written):
+        case .touching(var touch):
+            // The last swipe's fingers are still running to their end: this one plays after the lift.
+            guard touch.ending == nil else { return nil }
             // One swipe at a time: the arbiter tracks one; the first one's seat and scale hold.
-            let goal = Self.travel(progress: progress, scroll: activeScroll)
-            let interval = now.microseconds - written.microseconds
-            guard interval >= Self.minimumFrameMicroseconds else { return nil }
-            let elapsed = Double(interval) / 1000
-            let allowed = Self.maximumSpeedMillimetresPerMillisecond * elapsed
-            let next = travel + min(allowed, max(-allowed, goal - travel))
-            guard next != travel else { return nil }
-            state = .scrolling(seat: active, scroll: activeScroll, travelMillimetres: next, written: now)
-            return Output(seat: active, actions: [.move(Self.fingers(travelMillimetres: next, natural: activeScroll.natural))])
+            touch.goalMillimetres = Self.travel(progress: progress, scroll: touch.scroll)
+            state = .touching(touch)
+            return step(at: now)
         }
     }
 
-    private mutating func finish(committed: Bool) -> Output? {
-        guard case .scrolling(let seat, let scroll, let travel, _) = state else { return nil }
-        state = .idle
-        let end = committed ? min(Self.maximumTravelMillimetres, travel + Self.completionMillimetres) : 0
-        return Output(seat: seat, actions: Self.run(from: travel, to: end, natural: scroll.natural) + [.lift])
+    private mutating func end(_ ending: Ending, at now: Timestamp) -> Output? {
+        guard case .touching(var touch) = state, touch.ending == nil else { return nil }
+        touch.ending = ending
+        touch.goalMillimetres = switch ending {
+        case .commit: min(Self.maximumTravelMillimetres, touch.goalMillimetres + Self.completionMillimetres)
+        case .cancel: 0
+        }
+        state = .touching(touch)
+        return step(at: now)
     }
 
-    /// Paced frames from `start` to `end`: a pause, then a move of at most the finishing
-    /// step, each; none when they are the same.
-    static func run(from start: Double, to end: Double, natural: Bool) -> [Action] {
-        let distance = end - start
-        let step = finishStepMillimetres
-        guard distance != 0 else { return [] }
-        let steps = Int((abs(distance) / step).rounded(.up))
-        return (1...steps).flatMap { index -> [Action] in
-            let travel = index == steps ? end : start + distance * Double(index) / Double(steps)
-            return [.pause(microseconds: finishFrameMicroseconds), .move(fingers(travelMillimetres: travel, natural: natural))]
+    /// One frame toward the goal, at most the speed allows since the last frame; then
+    /// the lift, when an ending swipe is at its goal.
+    private mutating func step(at now: Timestamp) -> Output? {
+        guard case .touching(var touch) = state else { return nil }
+        var actions: [Action] = []
+        let interval = now.microseconds - touch.written.microseconds
+        if touch.travelMillimetres != touch.goalMillimetres && interval >= Self.minimumFrameMicroseconds {
+            let speed = touch.ending == nil ? Self.followingMillimetresPerMillisecond : Self.endingMillimetresPerMillisecond
+            let allowed = speed * Double(interval) / 1000
+            let wanted = touch.goalMillimetres - touch.travelMillimetres
+            // Exactly the goal when within reach, so that an ending swipe arrives and lifts.
+            touch.travelMillimetres = abs(wanted) <= allowed ? touch.goalMillimetres : touch.travelMillimetres + (wanted < 0 ? -allowed : allowed)
+            touch.written = now
+            actions.append(.move(Self.fingers(travelMillimetres: touch.travelMillimetres, natural: touch.scroll.natural)))
         }
+        if touch.ending != nil && touch.travelMillimetres == touch.goalMillimetres {
+            actions.append(.lift)
+            state = .idle
+        } else {
+            state = .touching(touch)
+        }
+        return actions.isEmpty ? nil : Output(seat: touch.seat, actions: actions)
     }
 }
