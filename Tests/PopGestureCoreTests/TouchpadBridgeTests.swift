@@ -134,7 +134,7 @@ import Testing
         #expect(rig.events.contains { if case .backInput = $0 { true } else { false } })
     }
 
-    @Test("The exact frames: progress 0.02 at 0 ms, 0.1 at 5 and 18 ms, a write of 9 ms, then a commit at 40 ms, at 60 mm per width")
+    @Test("The exact frames: progress 0.02 at 0 ms, 0.1 at 1, 10, 20, 30 and 33 ms, a write of 9 ms, then a commit at 40 ms, at 60 mm per width")
     func exactFrames() throws {
         var bridge = TouchpadBridge()
         let fingers = { (x: Double) in TouchpadBridge.Fingers(xMillimetres: x, yMillimetres: [22, 38]) }
@@ -144,28 +144,27 @@ import Testing
         let move = { (x: Double) in TouchpadBridge.Output(seat: .seat0, actions: [.move(fingers(x))]) }
         #expect(bridge.handle(progress(0.02), at: Self.ms(0)) == .init(seat: .seat0, actions: [.down(fingers(85))]),
                 "down alone: no move in the same instant")
-        #expect(bridge.deadline == Self.ms(4), "1.2 mm to go: the next frame in 4 ms")
-        // 0.25 mm/ms while the finger is down: 1 mm a deadline.
-        #expect(bridge.expire(at: Self.ms(4)) == move(84))
-        #expect(bridge.handle(progress(0.1), at: Self.ms(5)) == nil, "no move within 2 ms of the last")
-        #expect(bridge.expire(at: Self.ms(8)) == move(83), "6 mm to go now, 1 mm more")
-        #expect(bridge.handle(progress(0.1), at: Self.ms(18)) == move(80.5), "10 ms since the last frame: 2.5 mm")
+        #expect(bridge.deadline == nil, "while the finger is down, the fingers move at its events only")
+        #expect(bridge.handle(progress(0.1), at: Self.ms(1)) == nil, "no move within 2 ms of the last frame")
+        // 6 mm wanted: at most 0.25 mm/ms since the last frame, 2.5 mm in 10 ms.
+        #expect(bridge.handle(progress(0.1), at: Self.ms(10)) == move(82.5))
+        #expect(bridge.handle(progress(0.1), at: Self.ms(20)) == move(80))
         // The write took 9 ms: the next frame counts from then.
-        bridge.played(at: Self.ms(27))
-        #expect(bridge.deadline == Self.ms(31))
-        #expect(bridge.expire(at: Self.ms(31)) == move(79.5))
-        #expect(bridge.expire(at: Self.ms(35)) == move(79), "caught up: 6 mm")
-        #expect(bridge.deadline == nil, "at the goal with the finger down: no timer")
+        bridge.played(at: Self.ms(29))
+        #expect(bridge.handle(progress(0.1), at: Self.ms(30)) == nil)
+        #expect(bridge.handle(progress(0.1), at: Self.ms(33)) == move(79), "4 ms: 1 mm, caught up at 6 mm")
+        #expect(bridge.expire(at: Self.ms(40)) == nil, "no timer frames while the finger is down")
         // The commit: the goal runs on 20 mm, at 0.5 mm/ms.
         #expect(bridge.handle(.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero),
-                              at: Self.ms(40)) == move(76.5), "5 ms since the last frame: 2.5 mm")
+                              at: Self.ms(40)) == move(75.5), "7 ms since the last frame: 3.5 mm")
+        #expect(bridge.deadline == Self.ms(44))
         var run: [Action] = []
         while let deadline = bridge.deadline {
             let output = bridge.expire(at: deadline)
             run += try #require(output).actions
         }
-        // 8.5 mm → 26 mm: 2 mm a deadline, the last 1.5 mm, then the lift in the same output.
-        #expect(run == [74.5, 72.5, 70.5, 68.5, 66.5, 64.5, 62.5, 60.5, 59].map { .move(fingers($0)) } + [.lift])
+        // 9.5 mm → 26 mm: 2 mm a deadline, the last 0.5 mm, then the lift in the same output.
+        #expect(run == [73.5, 71.5, 69.5, 67.5, 65.5, 63.5, 61.5, 59.5, 59].map { .move(fingers($0)) } + [.lift])
         #expect(bridge.state == .idle)
         #expect(bridge.handle(.inputCancelled(app: "firefox", reason: .released, time: .zero), at: Self.ms(90)) == nil,
                 "nothing is down")
@@ -192,12 +191,32 @@ import Testing
         #expect(next?.actions == [.down(.init(xMillimetres: 85, yMillimetres: [22, 38]))])
     }
 
-    @Test("A deadline fired early moves nothing")
+    @Test("After the fingers rested, a commit runs on at its speed: the first move counts at most 12 ms")
+    func runAfterRestStartsAtSpeed() {
+        var bridge = TouchpadBridge()
+        let held = EngineEvent.inputProgress(Self.touchpad, app: nil, seat: .seat0, progress: 0.05, commit: 0.3, time: .zero)
+        _ = bridge.handle(held, at: Self.ms(0))
+        _ = bridge.handle(held, at: Self.ms(12))
+        #expect(bridge.deadline == nil, "3 mm down, at the goal: resting")
+        let lifted = bridge.handle(.backInput(Self.touchpad, app: nil, seat: .seat0, reason: .progress, time: .zero), at: Self.ms(8000))
+        #expect(lifted?.actions == [.move(.init(xMillimetres: 85 - 3 - 6, yMillimetres: [22, 38]))], "6 mm: 0.5 mm/ms for 12 ms")
+    }
+
+    @Test("A timer fired early, or while the finger is down, moves nothing")
     func earlyExpiryWaits() {
         var bridge = TouchpadBridge()
         _ = bridge.handle(.inputProgress(Self.touchpad, app: nil, seat: .seat0, progress: 0.2, commit: 0.3, time: .zero), at: Self.ms(0))
-        #expect(bridge.expire(at: Self.ms(1)) == nil)
-        #expect(bridge.deadline == Self.ms(4))
+        #expect(bridge.expire(at: Self.ms(10)) == nil)
+        #expect(bridge.handle(.inputProgress(Self.touchpad, app: nil, seat: .seat0, progress: 0.2, commit: 0.3, time: .zero),
+                              at: Self.ms(10))?.actions.count == 1, "2.5 mm at the finger's event")
+        #expect(bridge.handle(.inputCancelled(app: nil, reason: .released, time: .zero), at: Self.ms(11)) == nil,
+                "1 ms after the last frame: the run back waits")
+        #expect(bridge.deadline == Self.ms(14))
+        #expect(bridge.expire(at: Self.ms(11)) == nil, "a timer fired early")
+        #expect(bridge.expire(at: Self.ms(14))?.actions == [.move(.init(xMillimetres: 84.5, yMillimetres: [22, 38]))],
+                "2 mm back in 4 ms")
+        #expect(bridge.expire(at: Self.ms(18))?.actions == [.move(.init(xMillimetres: 85, yMillimetres: [22, 38])), .lift],
+                "where they landed, lifted")
         #expect(TouchpadBridge().deadline == nil)
         var idle = TouchpadBridge()
         #expect(idle.expire(at: Self.ms(10)) == nil)

@@ -110,6 +110,18 @@ navigate() {
     sleep 0.5
     press enter
 }
+# navigate_until ADDRESS REGEX: navigate, until the focused window's title matches
+# REGEX: up to 3 tries, 40 s each, Escape before a retry (an app that has just drawn
+# its first window may not take keys yet: Firefox under TCG). Returns 1 when none did.
+navigate_until() {
+    local try
+    for try in 1 2 3; do
+        [ "$try" = 1 ] || { log "the title is still \"$(focused_title)\": typing $1 again"; press esc; sleep 1; }
+        navigate "$1"
+        try_wait 40 _title_is "$2" && return 0
+    done
+    return 1
+}
 # app_selected NAME: VM_APPS (a regex over the scenarios' app names) is unset or matches.
 app_selected() { [ -z "${VM_APPS:-}" ] || [[ $1 =~ $VM_APPS ]]; }
 

@@ -18,9 +18,14 @@
 /// libinput drops a touchpad frame as a "touch jump" when a finger moved more than 20 mm,
 /// or sped up by more than 7 mm, per 12 ms (`tp_detect_jumps`), measured between the
 /// frames' kernel times. So the fingers never move faster than
-/// ``followingMillimetresPerMillisecond`` (while the finger is down) or
-/// ``endingMillimetresPerMillisecond`` (after) from the last frame's time: they may lag,
-/// and catch up at the next event or deadline, a frame every ``frameMicroseconds``.
+/// ``followingMillimetresPerMillisecond`` while the finger is down, or
+/// ``endingMillimetresPerMillisecond`` after (a step counting at most
+/// ``longestStepMicroseconds``), since the last frame's time.
+///
+/// While the finger is down the fingers move at its events only, and may lag behind it
+/// until the next: frames between them (catching up on a timer) left Firefox showing
+/// nothing in the VM (99-touchpad-apps, docs/APPS.md), where frames at the events show
+/// its swipe arrow. The run at the end is a frame every ``frameMicroseconds``.
 ///
 /// The app decides from what it sees: on a commit the fingers run on, fast, before they
 /// lift, so the app commits by distance and velocity; on a cancel they run back to where
@@ -104,9 +109,12 @@ public struct TouchpadBridge: Sendable {
     /// move over a shorter interval is all rounding (one device unit, 0.025 mm, in 50 µs
     /// is 6 mm per 12 ms to libinput), as when the daemon handles a batch of frames.
     public static let minimumFrameMicroseconds: Int64 = 2000
-    /// While the fingers are short of their goal, the next frame is due 4 ms after the
-    /// last: 1 mm a frame while following, 2 mm while ending.
+    /// In the run at the end, the next frame is due 4 ms after the last: 2 mm a frame.
     public static let frameMicroseconds: Int64 = 4000
+    /// A move of the run at the end counts at most 12 ms since the last frame (libinput's
+    /// reference interval): after the fingers rested (a swipe held, then lifted) the run
+    /// starts at its speed, 6 mm at most, not with the whole run in one frame.
+    public static let longestStepMicroseconds: Int64 = 12_000
     /// On a commit the fingers move 20 mm further before they lift (less at the touchpad's
     /// far side): with the daemon's commit at 18 mm or more (progress 0.3 at the default
     /// scale), 38 mm in all, a whole libadwaita page, at 500 mm/s; 40 ms of frames.
@@ -116,13 +124,11 @@ public struct TouchpadBridge: Sendable {
 
     public init() {}
 
-    /// When the next frame is due, for the I/O layer's timer: nil when the fingers are
-    /// up, or down at their goal with the finger still on the screen. Past it, call
-    /// ``expire(at:)``.
+    /// When the next frame of the run at the end is due, for the I/O layer's timer; nil
+    /// when the fingers are up or the finger is still on the screen (they then move at
+    /// its events only). Past it, call ``expire(at:)``.
     public var deadline: Timestamp? {
-        guard case .touching(let touch) = state,
-              touch.ending != nil || touch.travelMillimetres != touch.goalMillimetres
-        else { return nil }
+        guard case .touching(let touch) = state, touch.ending != nil else { return nil }
         return Timestamp(microseconds: touch.written.microseconds + Self.frameMicroseconds)
     }
 
@@ -142,10 +148,10 @@ public struct TouchpadBridge: Sendable {
         }
     }
 
-    /// The deadline passed (or not: then nothing, unless a frame is due anyway): the
-    /// next frame toward the goal, and the lift once an ending swipe reached it.
+    /// The deadline passed: the run's next frame toward the goal, and the lift once it
+    /// is there. Nothing while the finger is down, or within 2 ms of the last frame.
     public mutating func expire(at now: Timestamp) -> Output? {
-        guard case .touching = state else { return nil }
+        guard case .touching(let touch) = state, touch.ending != nil else { return nil }
         return step(at: now)
     }
 
@@ -180,7 +186,7 @@ public struct TouchpadBridge: Sendable {
     private mutating func follow(_ scroll: TouchpadScroll, on seat: Seat, progress: Double, at now: Timestamp) -> Output? {
         switch state {
         case .idle:
-            // Down only: a move in the same instant would be a jump to libinput; the deadline brings the first.
+            // Down only: a move in the same instant would be a jump to libinput.
             let goal = Self.travel(progress: progress, scroll: scroll)
             state = .touching(Touch(seat: seat, scroll: scroll, travelMillimetres: 0, goalMillimetres: goal, written: now))
             return Output(seat: seat, actions: [.down(Self.fingers(travelMillimetres: 0, natural: scroll.natural))])
@@ -213,7 +219,8 @@ public struct TouchpadBridge: Sendable {
         let interval = now.microseconds - touch.written.microseconds
         if touch.travelMillimetres != touch.goalMillimetres && interval >= Self.minimumFrameMicroseconds {
             let speed = touch.ending == nil ? Self.followingMillimetresPerMillisecond : Self.endingMillimetresPerMillisecond
-            let allowed = speed * Double(interval) / 1000
+            let counted = touch.ending == nil ? interval : min(interval, Self.longestStepMicroseconds)
+            let allowed = speed * Double(counted) / 1000
             let wanted = touch.goalMillimetres - touch.travelMillimetres
             // Exactly the goal when within reach, so that an ending swipe arrives and lifts.
             touch.travelMillimetres = abs(wanted) <= allowed ? touch.goalMillimetres : touch.travelMillimetres + (wanted < 0 ? -allowed : allowed)

@@ -19,6 +19,8 @@
 # timeout: 3600
 source "$(dirname "$0")/../lib.sh"
 source "$VM_DIR/desktop.sh"
+# How long an app may take to show its first page (APP_START_TIMEOUT, seconds).
+START_TIMEOUT=${APP_START_TIMEOUT:-300}
 
 desc=$(recording elan-touchscreen.desc)  # protocol B, 331 x 187 mm
 edge="$WORK/edge-swipe.events" mid="$WORK/mid-swipe.events" scroll="$WORK/vertical-scroll.events"
@@ -70,8 +72,8 @@ expect() {
 
 # go_to_c: popB, then popC, through the location bar.
 go_to_c() {
-    navigate "$prefix/popB$suffix"; try_wait 120 _title_is '\bpopB\b' || return 1
-    navigate "$prefix/popC$suffix"; try_wait 120 _title_is '\bpopC\b' || return 1
+    navigate_until "$prefix/popB$suffix" '\bpopB\b' || return 1
+    navigate_until "$prefix/popC$suffix" '\bpopC\b' || return 1
     sleep 3
 }
 
@@ -85,14 +87,14 @@ check_app() {
     as_desktop_user "$@" >"$WORK/$name.log" 2>&1 &
     local app_pid=$!
     BG_PIDS+=("$app_pid")
-    if ! try_wait "${APP_START_TIMEOUT:-300}" _title_is '\bpopA\b'; then
-        log "$name: no window titled popA after ${APP_START_TIMEOUT:-300} s (newest window: \"$(focused_window)\")"
-        printf '%s\t\tstart\tno window titled popA after %s s\t\t\n' "$name" "${APP_START_TIMEOUT:-300}" >>"$TABLE"
+    if ! try_wait "${START_TIMEOUT}" _title_is '\bpopA\b'; then
+        log "$name: no window titled popA after ${START_TIMEOUT} s (newest window: \"$(focused_window)\")"
+        printf '%s\t\tstart\tno window titled popA after %s s\t\t\n' "$name" "${START_TIMEOUT}" >>"$TABLE"
         # Only an app known to start too slowly under TCG may stay undecided so.
         if [ -n "${APP_MAY_NOT_START:-}" ]; then
-            UNDECIDED+=("$name: no window titled popA in ${APP_START_TIMEOUT:-300} s")
+            UNDECIDED+=("$name: no window titled popA in ${START_TIMEOUT} s")
         else
-            RESULTS+=("$name: no window titled popA in ${APP_START_TIMEOUT:-300} s")
+            RESULTS+=("$name: no window titled popA in ${START_TIMEOUT} s")
         fi
         close_apps
         return 0
