@@ -356,6 +356,18 @@ public struct GestureEngine: Sendable {
         changeRotation(at: time) { $0.shellRotation = rotation }
     }
 
+    /// The shell lists its outputs (``OutputReport``): each touchscreen of seat0 turns
+    /// with the output it drives, and a touchscreen without a size of its own takes its
+    /// output's. The list replaces the last one. Throws `not-shell` for any other client.
+    public mutating func reportOutputs(
+        _ outputs: [OutputReport], by client: ClientID, at time: Timestamp
+    ) throws(NavigationError) {
+        guard client == navigation.focus.shell(on: .seat0) else {
+            throw NavigationError(.notShell, "only seat0's shell (hello with \"role\":\"shell\") reports the outputs")
+        }
+        changeRotation(at: time) { $0.shellOutputs = outputs }
+    }
+
     /// iio-sensor-proxy's `AccelerometerOrientation` changed; nil when there is no sensor
     /// (it went away, has no accelerometer, or was never there). `undefined` keeps the
     /// rotation the sensor last gave (``SensorOrientation``). Used while no shell says a rotation.

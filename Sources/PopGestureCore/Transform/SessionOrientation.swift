@@ -64,6 +64,8 @@ public struct SessionOrientation: Sendable, Hashable {
     /// The sensor's last defined orientation's rotation; nil when there is no sensor, it
     /// has no accelerometer, or it never said anything but `undefined`.
     public var sensorRotation: Rotation?
+    /// The shell's last `outputs`; nil until it sends them.
+    public var shellOutputs: [OutputReport]?
     /// The shell's last `text-direction`; nil until it sends one.
     public var shellDirection: LayoutDirection?
 
@@ -86,6 +88,7 @@ public struct SessionOrientation: Sendable, Hashable {
     public mutating func forgetShell() {
         shellRotation = nil
         shellOutput = nil
+        shellOutputs = nil
         shellDirection = nil
     }
 }
