@@ -54,8 +54,9 @@ public struct Configuration: Sendable, Hashable {
     public var defaultLayout: LayoutDirection
     /// `transition-timeout-ms`. Default: ``NavigationState/transitionTimeout``.
     public var transitionTimeout: Duration
-    /// `rotation`: of every touchscreen, clockwise. Default: ``DeviceConfiguration``'s.
-    public var rotation: Rotation
+    /// `rotation`: of every touchscreen, clockwise, fixed; nil (`auto`, the default):
+    /// the shell's outputs say it, else the accelerometer (docs/CONFIGURATION.md).
+    public var rotation: Rotation?
     /// `touchpads`. Default: ``PanSettings/defaults(for:)`` for a touchpad (two-finger).
     public var touchpads: TouchpadMode
     /// `screen`: which touchscreens show the apps. Default ``ScreenSelection/all``.
@@ -270,12 +271,15 @@ public struct Configuration: Sendable, Hashable {
     /// `screen`). The calibration comes from the device's udev
     /// `LIBINPUT_CALIBRATION_MATRIX`, `name` is the kernel's and `output` udev's `WL_OUTPUT`.
     public func deviceConfiguration(
-        for kind: DeviceKind, calibration: CalibrationMatrix = .identity, name: String = "", output: String? = nil
+        for kind: DeviceKind, calibration: CalibrationMatrix = .identity, name: String = "", output: String? = nil,
+        hints: OutputHints? = nil
     ) -> DeviceConfiguration? {
         switch kind {
         case .touchscreen:
             guard screen.includes(name: name, output: output) else { return nil }
-            return DeviceConfiguration(kind: .touchscreen, rotation: rotation, calibration: calibration)
+            return DeviceConfiguration(
+                kind: .touchscreen, rotation: rotation, calibration: calibration,
+                output: hints ?? OutputHints(wlOutput: output, names: [name]))
         case .touchpad:
             guard let source = touchpads.panSource else { return nil }
             return DeviceConfiguration(kind: .touchpad, calibration: calibration, pan: PanSettings(source: source))

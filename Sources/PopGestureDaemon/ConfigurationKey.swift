@@ -145,9 +145,12 @@ extension Configuration.Key {
         format: { "\($0.wholeMilliseconds)" })
     public static let rotation = Self(
         // Exactly one of the four, not Rotation(degrees:) which would take -90 or 450.
-        "rotation", \.rotation, expected: "0, 90, 180 or 270",
-        summary: "Touchscreen rotation in degrees clockwise: 0, 90, 180 or 270.",
-        parse: { Int($0).flatMap(Rotation.init(rawValue:)) }, format: { "\($0.rawValue)" })
+        "rotation", \.rotation, expected: "auto, 0, 90, 180 or 270",
+        summary: "Touchscreen rotation: auto (the shell's outputs, else the accelerometer), or fixed degrees clockwise.",
+        parse: { text -> Rotation?? in
+            text == "auto" ? .some(nil) : Int(text).flatMap(Rotation.init(rawValue:)).map { .some($0) }
+        },
+        format: { $0.map { "\($0.rawValue)" } ?? "auto" })
     public static let touchpads = Self("touchpads", \.touchpads, summary: "Touchpads: off, two-finger or one-finger.")
     public static let screen = Self(
         "screen", \.screen, expected: "all, or the WL_OUTPUT or name of a touchscreen (no control characters)",

@@ -28,6 +28,9 @@ public protocol InputSink: AnyObject {
     /// iio-sensor-proxy's orientation changed, or the sensor came or went (``SensorProxy``):
     /// `orientation` nil when there is none, `state` what `status` shows of it.
     func sensorChanged(_ orientation: SensorOrientation?, state: String)
+    /// Whether the engine needs the accelerometer (``GestureEngine/needsSensor``): the
+    /// loop claims it only while this holds.
+    var needsSensor: Bool { get }
     /// The sink's own descriptors (the listener, the clients), polled after the devices.
     func appendDescriptors(to set: inout [pollfd])
     /// What `poll` said about them; also called when `poll` timed out.
@@ -49,6 +52,8 @@ extension SocketServer: InputSink {
     }
 
     public func roundEnded() { flush() }
+
+    public var needsSensor: Bool { host.engine.needsSensor }
 
     public func admissionMayHaveChanged() { reviewAdmission() }
 }
@@ -292,6 +297,8 @@ private final class InputLoop: @unchecked Sendable {
     /// 4. what the round produced is written (``InputSink/roundEnded()``);
     /// 5. the wake pipe, signals and the watchdog.
     func waitAndDispatch() -> [MainLoop.Event] {
+        // The last round may have changed who reports the screen.
+        sensor?.setNeeded(sink.needsSensor)
         pollSet.removeAll(keepingCapacity: true)
         pollSet.append(pollfd(fd: mailbox.readEnd, events: Int16(POLLIN), revents: 0))
         pollSet.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0))
@@ -610,6 +617,7 @@ private final class InputLoop: @unchecked Sendable {
         }
         var description = device.description
         if description.reportedSize == nil { description.reportedSize = info.size }
+        deviceConfiguration.output = OutputHints(wlOutput: info.output, description: description)
         do {
             try description.validate()  // EngineFeed checks too; refusing here also closes the fd
         } catch {

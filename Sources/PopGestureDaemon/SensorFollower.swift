@@ -11,7 +11,13 @@ import PopGestureCore
 ///                                                            └──▶ report AccelerometerOrientation
 ///  PropertiesChanged: the orientation ──▶ report it; HasAccelerometer true ──▶ claim again
 ///  the name loses its owner ──▶ report none (absent); claim again when it returns
+///  not needed (a shell reports the screen, `rotation` is fixed, no touchscreen)
+///      ──▶ ReleaseAccelerometer, report none (unused); needed again ──▶ read, claim
 /// ```
+///
+/// The accelerometer is claimed only while the engine needs it
+/// (``GestureEngine/needsSensor``): a claimed sensor keeps iio-sensor-proxy polling the
+/// hardware, which costs power for a rotation nobody would use.
 ///
 /// The claim comes after `HasAccelerometer`, as iio-sensor-proxy's own `monitor-sensor`
 /// does, and the orientation is read again after the claim: before it, the proxy may not
@@ -33,6 +39,8 @@ struct SensorFollower: Sendable, Equatable {
         case propertiesChanged(Properties)
         /// The connection to the bus is gone.
         case busLost
+        /// Whether the engine needs the accelerometer now.
+        case needed(Bool)
     }
 
     /// The properties the follower reads; either may be absent from a message.
@@ -46,6 +54,8 @@ struct SensorFollower: Sendable, Equatable {
     enum Action: Sendable, Equatable {
         case readProperties(generation: Int)
         case claim(generation: Int)
+        /// `ReleaseAccelerometer`: the claim is no longer needed.
+        case release
         /// Tell the engine: `orientation` nil when there is none, `state` what `status` shows.
         case report(SensorOrientation?, state: String)
     }
@@ -58,6 +68,8 @@ struct SensorFollower: Sendable, Equatable {
         case noAccelerometer = "no-accelerometer"
         /// The bus, or the proxy, refused (the claim failed, the connection was lost).
         case unavailable
+        /// The proxy has an accelerometer, but nothing needs it: not claimed.
+        case unused
     }
 
     /// The errors that say nobody owns the name (the call does not start the proxy).
@@ -68,6 +80,13 @@ struct SensorFollower: Sendable, Equatable {
     /// Counts owner changes: replies from an older owner are stale.
     private(set) var generation = 0
     private(set) var claimed = false
+    /// Whether the engine needs the accelerometer; the claim waits for it.
+    private(set) var needed: Bool
+
+    /// A follower that claims the accelerometer once `needed` (``Input/needed(_:)``).
+    init(needed: Bool = false) {
+        self.needed = needed
+    }
     /// The last thing reported, so that nothing is reported twice.
     private(set) var reported: String?
 
@@ -97,6 +116,13 @@ struct SensorFollower: Sendable, Equatable {
             generation += 1
             claimed = false
             return report(nil, .unavailable)
+        case .needed(let needed):
+            guard needed != self.needed else { return [] }
+            self.needed = needed
+            if needed { return [.readProperties(generation: generation)] }
+            guard claimed else { return [] }
+            claimed = false
+            return [.release] + report(nil, .unused)
         }
     }
 
@@ -105,6 +131,8 @@ struct SensorFollower: Sendable, Equatable {
         case false?:
             claimed = false
             return report(nil, .noAccelerometer)
+        case true? where !needed:
+            return report(nil, .unused)
         case true? where !claimed:
             return [.claim(generation: generation)]
         case nil where fromRead:

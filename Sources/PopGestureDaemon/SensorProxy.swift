@@ -97,6 +97,14 @@ public final class SensorProxy {
         return Timestamp(microseconds: Int64(clamping: usec))
     }
 
+    /// Claims the accelerometer while `needed`, releases it when not
+    /// (``SensorFollower``); the change reaches the engine through ``process()``.
+    public func setNeeded(_ needed: Bool) {
+        guard !lost, needed != follower.needed else { return }
+        handle(.needed(needed))
+        hasPendingWork = hasPendingWork || !reports.isEmpty
+    }
+
     /// Processes what the bus has, at most ``messagesPerRound`` messages, and returns the
     /// orientation changes to give the engine (orientation, and what `status` shows).
     public func process() -> [(SensorOrientation?, String)] {
@@ -143,6 +151,9 @@ public final class SensorProxy {
                      handler: Self.onProperties)
             case .claim(let generation):
                 call(Self.interface, "ClaimAccelerometer", argument: nil, generation: generation, handler: Self.onClaimed)
+            case .release:
+                call(Self.interface, "ReleaseAccelerometer", argument: nil, generation: follower.generation,
+                     handler: Self.onReleased)
             case .report(let orientation, let state):
                 reports.append((orientation, state))
                 let message = "iio-sensor-proxy: \(state)"
@@ -207,6 +218,13 @@ public final class SensorProxy {
         let error = errorName(message)
         if let error { call.proxy.logger.warning("iio-sensor-proxy: ClaimAccelerometer failed: \(error)") }
         call.proxy.handle(.claimed(error: error, generation: call.generation))
+        return 0
+    }
+
+    private static let onReleased: sd_bus_message_handler_t = { message, userdata, _ in
+        guard let message, let userdata else { return 0 }
+        let call = Unmanaged<Call>.fromOpaque(userdata).takeRetainedValue()
+        if let error = errorName(message) { call.proxy.logger.debug("iio-sensor-proxy: ReleaseAccelerometer failed: \(error)") }
         return 0
     }
 

@@ -129,6 +129,7 @@ public enum MessageCodec {
             "sizeAssumed": device.sizeAssumed.map(JSONValue.bool), "rotation": device.rotation.map(JSONValue.integer),
             "seat": device.seat.map(JSONValue.string), "grab": device.grab.map(JSONValue.string),
             "clone": device.clone.map(JSONValue.string),
+            "rotationSource": device.rotationSource.map(JSONValue.string), "output": device.output.map(JSONValue.string),
         ])
     }
 
@@ -298,7 +299,8 @@ public enum MessageCodec {
                     kind: try d.string("kind"), widthMillimetres: try d.optionalNumber("widthMillimetres"),
                     heightMillimetres: try d.optionalNumber("heightMillimetres"), sizeAssumed: try d.optionalBool("sizeAssumed"),
                     rotation: try d.optionalInteger("rotation"), seat: try d.optionalString("seat"),
-                    grab: try d.optionalString("grab"), clone: try d.optionalString("clone"))
+                    grab: try d.optionalString("grab"), clone: try d.optionalString("clone"),
+                    rotationSource: try d.optionalString("rotationSource"), output: try d.optionalString("output"))
             }
             let navigators = try f.objects("navigators") { (n) throws(ProtocolError) in
                 ServerReply.Status.Navigator(

@@ -244,6 +244,10 @@ public enum ServerReply: Sendable, Hashable {
             public var sizeAssumed: Bool?
             /// Clockwise degrees: 0, 90, 180 or 270 (always 0 for a touchpad).
             public var rotation: Int64?
+            /// Who says the rotation: `shell`, `sensor` or `configuration` (as `screen`'s).
+            public var rotationSource: String?
+            /// The shell's output the touchscreen turns with, while the shell says it.
+            public var output: String?
             /// The seat it belongs to (`seat0`).
             public var seat: String?
             /// Grab mode's stage for it: `off`, `unsupported`, `failed`, `waiting-for-udev`,
@@ -256,8 +260,10 @@ public enum ServerReply: Sendable, Hashable {
             public init(
                 device: Int64, name: String, path: String, kind: String, widthMillimetres: Double? = nil,
                 heightMillimetres: Double? = nil, sizeAssumed: Bool? = nil, rotation: Int64? = nil, seat: String? = nil,
-                grab: String? = nil, clone: String? = nil
+                grab: String? = nil, clone: String? = nil, rotationSource: String? = nil, output: String? = nil
             ) {
+                self.rotationSource = rotationSource
+                self.output = output
                 self.device = device
                 self.name = name
                 self.path = path

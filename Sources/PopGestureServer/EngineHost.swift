@@ -276,6 +276,10 @@ public struct EngineHost {
                 entry.sizeAssumed = transform.sizeIsAssumed
                 entry.rotation = Int64(transform.rotation.rawValue)
             }
+            if device.kind == .touchscreen, let rotation = feed.engine.rotation(of: device.id) {
+                entry.rotationSource = rotation.source.rawValue
+                entry.output = rotation.output
+            }
             supplement?.supplement(&entry, ofDevice: device.key)
             return entry
         }

@@ -14,8 +14,10 @@ enum StatusTable {
             lines.append(noDevices)
         } else {
             lines += table(
-                ["DEVICE", "KIND", "PATH", "NAME"],
-                status.devices.map { [String($0.device), cell($0.kind), cell($0.path), cell($0.name)] })
+                ["DEVICE", "KIND", "PATH", "NAME", "ROTATION"],
+                status.devices.map {
+                    [String($0.device), cell($0.kind), cell($0.path), cell($0.name), rotationCell($0)]
+                })
             lines += omitted(shown: status.devices.count, of: status.deviceCount, "devices")
         }
         lines.append("")
@@ -45,6 +47,13 @@ enum StatusTable {
             "\(count(status.deviceCount, "device")), \(count(status.navigatorCount, "navigator")), "
                 + "\(count(status.clientCount, "client"))" + (status.truncated ? " (the daemon listed only some)" : ""))
         return lines
+    }
+
+    /// `90° shell (eDP-1)`, `0° sensor`; `-` for a touchpad or a daemon that does not say.
+    static func rotationCell(_ device: ServerReply.Status.Device) -> String {
+        guard device.kind == "touchscreen", let rotation = device.rotation else { return "-" }
+        let source = device.rotationSource.map { " \(cell($0))" } ?? ""
+        return "\(rotation)°\(source)" + (device.output.map { " (\(cell($0)))" } ?? "")
     }
 
     /// `focus: org.gnome.Nautilus (pid 1234), from the shell`, or, without a shell,

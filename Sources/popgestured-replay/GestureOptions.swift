@@ -61,7 +61,7 @@ struct GestureOptions: ParsableArguments {
         }
     }
 
-    func deviceConfiguration(for device: DeviceDescription, rotation: Rotation) -> DeviceConfiguration {
+    func deviceConfiguration(for device: DeviceDescription, rotation: Rotation?) -> DeviceConfiguration {
         var configuration = DeviceConfiguration(recorded: device)
         configuration.rotation = rotation
         if let calibration, let matrix = CalibrationMatrix(udevProperty: calibration) {

@@ -163,14 +163,16 @@ import Testing
         #expect(rig.engine.directionInForce == (.leftToRight, .configuration))
     }
 
-    @Test("Precedence: the shell over the sensor over the configuration; the shell gone, the sensor, then the file")
+    @Test("Precedence under rotation = auto: the shell over the sensor; the shell gone, the sensor, then 0")
     func precedenceAndFallback() throws {
-        var rig = try Rig(configuration: DeviceConfiguration(rotation: .upsideDown))
-        #expect(rig.engine.rotationInForce == (.upsideDown, .configuration))
+        var rig = try Rig()
+        #expect(rig.engine.rotationInForce == (Rotation.none, .configuration))
+        #expect(rig.engine.needsSensor)
         rig.engine.reportSensor(.rightUp, at: rig.script.time)
         #expect(rig.engine.rotationInForce == (.clockwise270, .sensor))
         try rig.turn(.clockwise90)
         #expect(rig.engine.rotationInForce == (.clockwise90, .shell))
+        #expect(!rig.engine.needsSensor, "a shell that reports the screen makes the sensor unused")
         rig.engine.reportSensor(.normal, at: rig.script.time)
         #expect(rig.engine.rotationInForce == (.clockwise90, .shell))
         rig.engine.clientDisconnected(Self.shell, at: rig.script.time)
@@ -179,9 +181,23 @@ import Testing
         // Flat on the table: the sensor's last word stands.
         rig.engine.reportSensor(.undefined, at: rig.script.time)
         #expect(rig.engine.rotationInForce == (Rotation.none, .sensor))
+        rig.engine.reportSensor(.bottomUp, at: rig.script.time)
         rig.engine.reportSensor(nil, at: rig.script.time)
+        #expect(rig.engine.rotationInForce == (Rotation.none, .configuration))
+    }
+
+    @Test("An explicit rotation is never overruled by the sensor, and the sensor is not needed; the shell's word still wins")
+    func explicitRotationOverTheSensor() throws {
+        var rig = try Rig(configuration: DeviceConfiguration(rotation: .upsideDown))
+        #expect(rig.engine.rotationInForce == (.upsideDown, .configuration))
+        #expect(!rig.engine.needsSensor)
+        rig.engine.reportSensor(.rightUp, at: rig.script.time)
         #expect(rig.engine.rotationInForce == (.upsideDown, .configuration))
         #expect(rig.engine.screenTransform(of: rig.screen)?.rotation == .upsideDown)
+        try rig.turn(.clockwise90)
+        #expect(rig.engine.rotationInForce == (.clockwise90, .shell))
+        rig.engine.clientDisconnected(Self.shell, at: rig.script.time)
+        #expect(rig.engine.rotationInForce == (.upsideDown, .configuration))
     }
 
     @Test("A device added after the turn starts turned")

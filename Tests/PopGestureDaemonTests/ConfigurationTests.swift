@@ -178,9 +178,9 @@ private let everyKey = """
         Case(text: "transition-timeout-ms = 1.5", code: .invalidValue, line: 1, key: "transition-timeout-ms",
              description: #"\#(path):1: transition-timeout-ms: expected a whole number of milliseconds between 0 and 60000, got "1.5""#),
         Case(text: "rotation = 45", code: .invalidValue, line: 1, key: "rotation",
-             description: #"\#(path):1: rotation: expected 0, 90, 180 or 270, got "45""#),
+             description: #"\#(path):1: rotation: expected auto, 0, 90, 180 or 270, got "45""#),
         Case(text: "rotation = -90", code: .invalidValue, line: 1, key: "rotation",
-             description: #"\#(path):1: rotation: expected 0, 90, 180 or 270, got "-90""#),
+             description: #"\#(path):1: rotation: expected auto, 0, 90, 180 or 270, got "-90""#),
         Case(text: "mode = Edge", code: .invalidValue, line: 1, key: "mode",
              description: #"\#(path):1: mode: expected fullscreen or edge, got "Edge""#),
         Case(text: "layout =", code: .invalidValue, line: 1, key: "layout",
@@ -212,7 +212,7 @@ private let everyKey = """
         Case(text: "[back-input]\nfirefox = alt+lft", code: .invalidValue, line: 2, key: "[back-input] firefox",
              description: #"\#(path):2: [back-input] firefox: "lft" is no key or button name (such as left, back, side or KEY_BACK)"#),
         Case(text: "mode = edge\r\nrotation = 45\r\n", code: .invalidValue, line: 2, key: "rotation",
-             description: #"\#(path):2: rotation: expected 0, 90, 180 or 270, got "45""#),
+             description: #"\#(path):2: rotation: expected auto, 0, 90, 180 or 270, got "45""#),
         Case(text: "= 0.3", code: .notKeyValue, line: 1, key: nil,
              description: #"\#(path):1: expected "key = value", got "= 0.3""#),
     ]
@@ -233,7 +233,7 @@ private let everyKey = """
         let file = try TemporaryFile("mode = edge\nrotation = 45\n")
         defer { file.remove() }
         let error = #expect(throws: ConfigurationError.self) { try Configuration.load(file: file.path) }
-        #expect(error?.description == #"\#(file.path):2: rotation: expected 0, 90, 180 or 270, got "45""#)
+        #expect(error?.description == #"\#(file.path):2: rotation: expected auto, 0, 90, 180 or 270, got "45""#)
     }
 }
 
@@ -329,7 +329,7 @@ private let everyKey = """
         let rotation = #expect(throws: ConfigurationError.self) {
             try Configuration.parse("", path: path, overrides: [.rotation: "45"])
         }
-        #expect(rotation?.description == #"command line: --rotation: expected 0, 90, 180 or 270, got "45""#)
+        #expect(rotation?.description == #"command line: --rotation: expected auto, 0, 90, 180 or 270, got "45""#)
     }
 
     /// One table reads both: a value the file refuses, the flag refuses with the same

@@ -113,7 +113,7 @@ import Testing
             "  note     no app owns a navigator: backs go to the back input only",
             "",
             "rotation and direction",
-            "  ok       rotation 90°, from the focus bridge (output DSI-1)",
+            "  ok       rotation 90°, from the focus bridge (output DSI-1): the compositor's own transform, over the sensor and the file",
             "  ok       iio-sensor-proxy says left-up; the focus bridge's rotation takes precedence",
             "  ok       text direction ltr, from the configuration (`layout`), for navigators that choose none",
             "",
@@ -132,7 +132,7 @@ import Testing
                               directionSource: "configuration")
         let findings = Self.findings(Self.report(status, on: machine), "rotation and direction")
         #expect(findings.map(\.text) == [
-            "rotation 0°, from the configuration (`rotation`): neither a focus bridge nor a sensor reports one",
+            "rotation 0°, from the configuration (`rotation`): no focus bridge reports the screen, and the file fixes it or no sensor speaks",
             "iio-sensor-proxy is not running: the screen does not turn by itself without a focus bridge",
             "text direction rtl, from the configuration (`layout`), for navigators that choose none",
         ])

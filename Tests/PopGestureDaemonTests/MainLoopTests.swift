@@ -25,6 +25,7 @@ import Testing
         func roundEnded() {}
         func admissionMayHaveChanged() {}
         func sensorChanged(_ orientation: SensorOrientation?, state: String) {}
+        var needsSensor: Bool { false }
     }
 
     /// Records the order in which the loop serves it; its one descriptor is a pipe the
@@ -58,6 +59,7 @@ import Testing
         func roundEnded() { calls.append("round ended") }
         func admissionMayHaveChanged() { calls.append("admission") }
         func sensorChanged(_ orientation: SensorOrientation?, state: String) { calls.append("sensor") }
+        var needsSensor: Bool { false }
     }
 
     @Test(.timeLimit(.minutes(1)))

@@ -97,7 +97,7 @@ struct PopGestureCtlDoctorTests {
         #expect(result.status == 0, "\(result.out)\(result.err)\n\(daemon.log)")
         #expect(result.out.contains("""
             touch devices
-              ok       device 0: touchscreen "popgestured event pipe" on \(fifo), 217.0 × 136.0 mm, rotation 0°, seat seat0
+              ok       device 0: touchscreen "popgestured event pipe" on \(fifo), 217.0 × 136.0 mm, rotation 0° from the configuration, seat seat0
             """), "\(result.out)")
         #expect(result.out.contains("grab mode\n  ok       off (grab = off)"))
         #expect(result.out.contains(#"  ok       1 navigator: main of client "#))

@@ -8,7 +8,7 @@ import Testing
 
     @Test("present with an accelerometer: read, claim, read again, then report; changes follow")
     func claimThenFollow() {
-        var follower = SensorFollower()
+        var follower = SensorFollower(needed: true)
         #expect(follower.handle(.started) == [.readProperties(generation: 0)])
         // Before the claim the proxy says undefined: nothing is reported yet.
         #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "undefined"), error: nil, generation: 0))
@@ -25,7 +25,7 @@ import Testing
 
     @Test("absent, or without an accelerometer: reported as such, and claimed when it comes")
     func absentThenPresent() {
-        var follower = SensorFollower()
+        var follower = SensorFollower(needed: true)
         _ = follower.handle(.started)
         #expect(follower.handle(.propertiesRead(Properties(), error: "org.freedesktop.DBus.Error.ServiceUnknown", generation: 0))
             == [.report(nil, state: "absent")])
@@ -35,9 +35,28 @@ import Testing
         #expect(follower.handle(.propertiesChanged(Properties(hasAccelerometer: true))) == [.claim(generation: 1)])
     }
 
+    @Test("claimed only while needed: released when a shell reports the screen, claimed again when it leaves")
+    func claimedOnlyWhileNeeded() {
+        var follower = SensorFollower()
+        #expect(follower.handle(.started) == [.readProperties(generation: 0)])
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0))
+            == [.report(nil, state: "unused")], "an accelerometer nobody needs is not claimed")
+        #expect(follower.handle(.needed(true)) == [.readProperties(generation: 0)])
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0))
+            == [.claim(generation: 0)])
+        #expect(follower.handle(.claimed(error: nil, generation: 0)) == [.readProperties(generation: 0)])
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0))
+            == [.report(.leftUp, state: "left-up")])
+        #expect(follower.handle(.needed(true)) == [], "already needed")
+        #expect(follower.handle(.needed(false)) == [.release, .report(nil, state: "unused")])
+        #expect(!follower.claimed)
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "normal"))) == [], "a released sensor says nothing")
+        #expect(follower.handle(.needed(true)) == [.readProperties(generation: 0)])
+    }
+
     @Test("the proxy leaves mid-claim: the late reply is dropped, and it is absent")
     func staleReplyDropped() {
-        var follower = SensorFollower()
+        var follower = SensorFollower(needed: true)
         _ = follower.handle(.started)
         _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0))
         #expect(follower.handle(.ownerChanged(hasOwner: false)) == [.report(nil, state: "absent")])
@@ -47,7 +66,7 @@ import Testing
 
     @Test("a refused claim or a lost bus: unavailable")
     func unavailable() {
-        var follower = SensorFollower()
+        var follower = SensorFollower(needed: true)
         _ = follower.handle(.started)
         _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0))
         #expect(follower.handle(.claimed(error: "org.freedesktop.DBus.Error.AccessDenied", generation: 0))

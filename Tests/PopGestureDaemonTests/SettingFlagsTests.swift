@@ -35,7 +35,7 @@ import Testing
         let long = try Run.parse(["--rotation", String(repeating: "9", count: 65_000)])
         let error = #expect(throws: ConfigurationError.self) { try Configuration(overrides: long.overrides) }
         let nines = String(repeating: "9", count: 64)
-        #expect(error?.description == #"command line: --rotation: expected 0, 90, 180 or 270, got "\#(nines)…" (65000 bytes)"#)
+        #expect(error?.description == #"command line: --rotation: expected auto, 0, 90, 180 or 270, got "\#(nines)…" (65000 bytes)"#)
         let nul = try Run.parse(["--mode", "edge\u{0}"])
         let escaped = #expect(throws: ConfigurationError.self) { try Configuration(overrides: nul.overrides) }
         #expect(escaped?.description == #"command line: --mode: expected fullscreen or edge, got "edge\u{0}""#)

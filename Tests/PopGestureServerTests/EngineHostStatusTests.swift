@@ -105,7 +105,7 @@ struct EngineHostStatusTests {
         let answer = h.reply(#"{"type":"status"}"#, from: a)
         let line = try #require(answer)
         #expect(supplement.keys == [Harness.touchscreenKey])
-        #expect(line.contains(#""seat":"seat0","grab":"grabbed","clone":"/dev/input/event9"}"#))
+        #expect(line.contains(#""seat":"seat0","grab":"grabbed","clone":"/dev/input/event9","rotationSource":"configuration"}"#))
         #expect(line.contains(
             #""daemon":{"pid":812,"startedBy":"systemd","unit":"popgestured.service","socketFromSystemd":true,"grab":"on"}"#))
         #expect(line.contains(#""backInput":{"on":true,"input":"alt+left","mode":"edge","device":"/dev/input/event7"}"#))

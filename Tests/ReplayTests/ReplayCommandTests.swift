@@ -90,7 +90,7 @@ struct ReplayCommandTests {
         #expect(progress.status != 0)
         #expect(progress.err.contains(#"command line: --commit-progress: expected a number between 0 and 1, got "2""#))
         let rotation = try ReplayCommandTests.run(["/nonexistent.evemu", "--rotation", "45"])
-        #expect(rotation.err.contains(#"command line: --rotation: expected 0, 90, 180 or 270, got "45""#))
+        #expect(rotation.err.contains(#"command line: --rotation: expected auto, 0, 90, 180 or 270, got "45""#))
     }
 }
 

@@ -10,9 +10,13 @@ public struct DeviceConfiguration: Sendable, Hashable {
     /// `.touchscreen`.
     public var kind: DeviceKind
     /// Used for touchscreens only; a touchpad's pans are not screen positions. The
-    /// fixed fallback: a rotation the shell or the sensor reports takes its place
-    /// (``GestureEngine/reportRotation(_:output:by:at:)``).
-    public var rotation: Rotation
+    /// administrator's fixed rotation (`rotation` in the file); nil: none fixed, so the
+    /// accelerometer may turn it while no shell reports the screen. The shell's report
+    /// of the device's output wins over it
+    /// (``SessionOrientation/rotation(for:configured:)``).
+    public var rotation: Rotation?
+    /// What is known of the output the touchscreen drives, to find it among the shell's.
+    public var output: OutputHints
     public var calibration: CalibrationMatrix
     /// Nil uses ``PanSettings/defaults(for:)`` for ``kind``.
     public var pan: PanSettings?
@@ -20,11 +24,12 @@ public struct DeviceConfiguration: Sendable, Hashable {
     public var seat: Seat
 
     public init(
-        kind: DeviceKind = .touchscreen, rotation: Rotation = .none, calibration: CalibrationMatrix = .identity,
-        pan: PanSettings? = nil, seat: Seat = .seat0
+        kind: DeviceKind = .touchscreen, rotation: Rotation? = nil, calibration: CalibrationMatrix = .identity,
+        pan: PanSettings? = nil, seat: Seat = .seat0, output: OutputHints = OutputHints()
     ) {
         self.kind = kind
         self.rotation = rotation
+        self.output = output
         self.calibration = calibration
         self.pan = pan
         self.seat = seat
@@ -170,15 +175,36 @@ public struct GestureEngine: Sendable {
     }
 
     /// The device's transform under the rotation in force: touchpads never turn.
-    /// Seat0's touchscreens turn with the session (the built-in panel, its sensor, its
-    /// shell); another seat's keep their configured rotation.
+    /// Seat0's touchscreens turn with the session (its shell's outputs, the built-in
+    /// panel's sensor); another seat's keep their configured rotation.
     private func transform(of description: DeviceDescription, _ configuration: DeviceConfiguration) -> ScreenTransform {
-        let rotation = switch (configuration.kind, configuration.seat) {
-        case (.touchscreen, .seat0): session.rotation(configured: configuration.rotation).rotation
-        case (.touchscreen, _): configuration.rotation
-        case (.touchpad, _): Rotation.none
+        ScreenTransform(
+            device: description, rotation: rotation(of: configuration).rotation, calibration: configuration.calibration)
+    }
+
+    /// The rotation a device turns by, and who says it.
+    private func rotation(of configuration: DeviceConfiguration) -> DeviceRotation {
+        switch (configuration.kind, configuration.seat) {
+        case (.touchscreen, .seat0): session.rotation(for: configuration.output, configured: configuration.rotation)
+        case (.touchscreen, _): DeviceRotation(configuration.rotation ?? .none, source: .configuration)
+        case (.touchpad, _): DeviceRotation(.none, source: .configuration)
         }
-        return ScreenTransform(device: description, rotation: rotation, calibration: configuration.calibration)
+    }
+
+    /// The rotation of device `id` in force and who says it; nil for no such device.
+    public func rotation(of id: DeviceID) -> DeviceRotation? {
+        guard devices.indices.contains(id.rawValue), let device = devices[id.rawValue] else { return nil }
+        return rotation(of: device.configuration)
+    }
+
+    /// Whether some seat0 touchscreen turns by the accelerometer now, or would once it
+    /// speaks: the daemon claims the sensor only while this holds.
+    public var needsSensor: Bool {
+        devices.contains { device in
+            guard let configuration = device?.configuration else { return false }
+            return configuration.kind == .touchscreen && configuration.seat == .seat0
+                && session.needsSensor(configured: configuration.rotation)
+        }
     }
 
     /// Removes a device, cancelling its pan (unplug, `ENODEV`).
@@ -352,8 +378,10 @@ public struct GestureEngine: Sendable {
         guard client == navigation.focus.shell(on: .seat0) else {
             throw NavigationError(.notShell, "only seat0's shell (hello with \"role\":\"shell\") reports the rotation")
         }
-        session.shellOutput = output
-        changeRotation(at: time) { $0.shellRotation = rotation }
+        changeRotation(at: time) {
+            $0.shellRotation = rotation
+            $0.shellOutput = output
+        }
     }
 
     /// The shell lists its outputs (``OutputReport``): each touchscreen of seat0 turns
@@ -388,22 +416,33 @@ public struct GestureEngine: Sendable {
         changeDirection(at: time) { $0.shellDirection = direction }
     }
 
-    /// The rotation of the touchscreens and where it comes from. From the configuration,
-    /// it is the touchscreens' configured rotation (the daemon gives all the same one):
-    /// nil when no touchscreen is present.
+    /// The rotation of seat0's touchscreens and where it comes from, as `screen` shows
+    /// it: the first seat0 touchscreen's, a built-in one before others. With no
+    /// touchscreen, what the shell or the sensor says; nil when nobody says one.
     public var rotationInForce: (rotation: Rotation?, source: RotationSource) {
-        let configured = devices.lazy.compactMap { $0?.configuration }.first { $0.kind == .touchscreen }?.rotation
-        let (rotation, source) = session.rotation(configured: configured ?? .none)
-        return (source == .configuration ? configured : rotation, source)
+        let decided = screenRotation
+        return (decided?.rotation, decided?.source ?? .configuration)
+    }
+
+    /// ``rotationInForce`` with the shell's output.
+    private var screenRotation: DeviceRotation? {
+        if let first = representativeTouchscreen { return rotation(of: first) }
+        let anyScreen = session.rotation(for: OutputHints(isBuiltIn: true), configured: nil)
+        return anyScreen.source == .configuration ? nil : anyScreen
+    }
+
+    /// Seat0's touchscreen whose rotation `screen` shows: a built-in one first.
+    private var representativeTouchscreen: DeviceConfiguration? {
+        let screens = devices.lazy.compactMap { $0?.configuration }.filter { $0.kind == .touchscreen && $0.seat == .seat0 }
+        return screens.first(where: \.output.isBuiltIn) ?? screens.first
     }
 
     /// The rotation and direction in force, as observers are told.
     public var screenSummary: ScreenSummary {
-        let rotation = rotationInForce, direction = directionInForce
+        let direction = directionInForce, rotation = screenRotation
         return ScreenSummary(
-            rotation: rotation.rotation, rotationSource: rotation.source,
-            output: rotation.source == .shell ? session.shellOutput : nil, direction: direction.direction,
-            directionSource: direction.source)
+            rotation: rotation?.rotation, rotationSource: rotation?.source ?? .configuration, output: rotation?.output,
+            direction: direction.direction, directionSource: direction.source)
     }
 
     /// The layout of navigators that choose none, and where it comes from.
@@ -412,19 +451,24 @@ public struct GestureEngine: Sendable {
     }
 
     private mutating func changeRotation(at time: Timestamp, _ change: (inout SessionOrientation) -> Void) {
-        let before = rotationInForce
+        let before = screenSummary
         change(&session)
-        let now = rotationInForce
-        guard now != before else { return }
-        outbox.append(.screenChanged(screenSummary))
-        let output = now.source == .shell ? session.shellOutput.map { ", output \($0.prefix(Self.loggedNameCharacters))" } ?? "" : ""
-        logChange(&rotationLog, at: time,
-                  "rotation \(now.rotation.map { "\($0.rawValue)°" } ?? "none") from the \(now.source.rawValue)\(output), was \(before.rotation.map { "\($0.rawValue)°" } ?? "none") from the \(before.source.rawValue)")
+        let now = screenSummary
+        if now != before {
+            outbox.append(.screenChanged(now))
+            let output = now.output.map { ", output \($0.prefix(Self.loggedNameCharacters))" } ?? ""
+            logChange(&rotationLog, at: time,
+                      "rotation \(now.rotation.map { "\($0.rawValue)°" } ?? "none") from the \(now.rotationSource.rawValue)\(output), was \(before.rotation.map { "\($0.rawValue)°" } ?? "none") from the \(before.rotationSource.rawValue)")
+        }
+        // Each touchscreen turns with its own output: one may turn while `screen` stays.
         for index in devices.indices {
             guard let device = devices[index], device.configuration.kind == .touchscreen else { continue }
             let transform = transform(of: device.description, device.configuration)
             guard transform != device.pans.transform else { continue }
             let id = DeviceID(index)
+            if now == before {
+                logger.info("\(id) \(device.description.name.prefix(Self.loggedNameCharacters)): rotation \(transform.rotation.rawValue)°, was \(device.pans.transform.rotation.rawValue)°")
+            }
             let cancelled = devices[index]!.pans.turn(to: transform, at: time)
             devices[index]!.surface.widthMillimetres = transform.screenSize.width
             if let cancelled {
@@ -480,7 +524,11 @@ public struct GestureEngine: Sendable {
     }
 
     private mutating func forgetShell(at time: Timestamp) {
-        changeRotation(at: time) { $0.shellRotation = nil }
+        changeRotation(at: time) {
+            $0.shellRotation = nil
+            $0.shellOutput = nil
+            $0.shellOutputs = nil
+        }
         changeDirection(at: time) { $0.forgetShell() }
     }
 

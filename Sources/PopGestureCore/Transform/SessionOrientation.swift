@@ -48,16 +48,16 @@ public enum SensorOrientation: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// What the session says of the screen, over the configuration: the rotation the shell
-/// or the sensor reports and the text direction the shell reports. Pure state; the
-/// engine applies what it decides (``GestureEngine``).
+/// What the session says of the screen, over the configuration: the outputs (or the
+/// single rotation) the shell reports, the sensor's orientation and the text direction
+/// the shell reports. Pure state; the engine applies what it decides (``GestureEngine``).
 ///
-/// **Precedence.** Rotation: the shell's report, else the sensor's, else the
-/// configuration's (`rotation`, fixed). Text direction: the shell's, else the
-/// configuration's (`layout`). The shell's word goes with the shell: when it disconnects
-/// (or another shell takes its place) its rotation and direction are forgotten.
+/// **Precedence.** Rotation, per touchscreen: ``rotation(for:configured:)``. Text
+/// direction: the shell's, else the configuration's (`layout`). The shell's word goes
+/// with the shell: when it disconnects (or another shell takes its place) its outputs,
+/// rotation and direction are forgotten.
 public struct SessionOrientation: Sendable, Hashable {
-    /// The shell's last `rotation`; nil until it sends one.
+    /// The shell's last single `rotation`; nil until it sends one.
     public var shellRotation: Rotation?
     /// The output the shell named with it, for `status` only.
     public var shellOutput: String?
@@ -70,13 +70,6 @@ public struct SessionOrientation: Sendable, Hashable {
     public var shellDirection: LayoutDirection?
 
     public init() {}
-
-    /// The rotation in force over `configured`, and where it comes from.
-    public func rotation(configured: Rotation) -> (rotation: Rotation, source: RotationSource) {
-        if let shellRotation { return (shellRotation, .shell) }
-        if let sensorRotation { return (sensorRotation, .sensor) }
-        return (configured, .configuration)
-    }
 
     /// The text direction in force over `configured`, and where it comes from.
     public func direction(configured: LayoutDirection) -> (direction: LayoutDirection, source: DirectionSource) {

@@ -201,7 +201,7 @@ struct Diagnosis {
         if let width = device.widthMillimetres, let height = device.heightMillimetres {
             text += ", \(Self.millimetres(width)) × \(Self.millimetres(height)) mm"
         }
-        if let rotation = device.rotation { text += ", rotation \(rotation)°" }
+        if let rotation = device.rotation { text += ", rotation \(rotation)°" + Self.rotationOrigin(of: device) }
         if let seat = device.seat { text += ", seat \(seat)" }
         guard device.sizeAssumed != true else {
             return .warning(
@@ -210,6 +210,12 @@ struct Diagnosis {
                 fixes: ["give udev its size (a hwdb entry or rule setting ID_INPUT_WIDTH_MM and ID_INPUT_HEIGHT_MM), then: sudo systemctl reload popgestured"])
         }
         return .ok(text)
+    }
+
+    /// ` from the shell (output eDP-1)`, ` from the sensor`; empty from a daemon that does not say.
+    static func rotationOrigin(of device: ServerReply.Status.Device) -> String {
+        guard let source = device.rotationSource else { return "" }
+        return " from the \(source)" + (device.output.map { " (output \($0))" } ?? "")
     }
 
     /// 256.04 → `256.0`.
@@ -379,11 +385,11 @@ struct Diagnosis {
         var findings: [Finding] = []
         switch screen.rotationSource {
         case "shell":
-            findings.append(.ok("rotation \(rotation), from the focus bridge\(screen.output.map { " (output \($0))" } ?? "")"))
+            findings.append(.ok("rotation \(rotation), from the focus bridge\(screen.output.map { " (output \($0))" } ?? ""): the compositor's own transform, over the sensor and the file"))
         case "sensor":
-            findings.append(.ok("rotation \(rotation), from iio-sensor-proxy's accelerometer (no focus bridge reports one)"))
+            findings.append(.ok("rotation \(rotation), from iio-sensor-proxy's accelerometer: no focus bridge reports the screen and `rotation` is auto"))
         default:
-            findings.append(.ok("rotation \(rotation), from the configuration (`rotation`): neither a focus bridge nor a sensor reports one"))
+            findings.append(.ok("rotation \(rotation), from the configuration (`rotation`): no focus bridge reports the screen, and the file fixes it or no sensor speaks"))
         }
         switch screen.sensor {
         case nil:
@@ -400,6 +406,8 @@ struct Diagnosis {
                 ["the reason is in the daemon's log: journalctl -u popgestured | grep -iE 'sensor|system bus'",
                  "dbus-daemon refuses a uid it cannot resolve: a dynamic one (DynamicUser= without the popgestured user of sysusers.d)"],
                 fixes: ["if the log says the bus refused it: sudo systemd-sysusers (makes the popgestured user), then sudo systemctl restart popgestured"]))
+        case "unused"?:
+            findings.append(.ok("iio-sensor-proxy has an accelerometer, not claimed: a focus bridge reports the screen, or `rotation` is fixed"))
         case let orientation?:
             let used = screen.rotationSource == "sensor" ? "" : "; the focus bridge's rotation takes precedence"
             findings.append(.ok("iio-sensor-proxy says \(orientation)\(used)"))
