@@ -39,6 +39,8 @@ requests = {
     "reply-status-focus": '{"type":"status","version":1,"devices":[],"navigators":[],"clients":[],"focus":{"source":"shell","app":"firefox","pid":4321},"lastBack":{"target":"input","app":"firefox","input":"alt+left"}}',
     "event-back-input": '{"type":"back-input","app":"firefox","input":"alt+left","reason":"fling","time_us":5}',
     "event-focus-changed": '{"type":"focus-changed","source":"clients","navigator":"main"}',
+    # Issue 27: the shell's outputs.
+    "outputs": '{"type":"outputs","outputs":[{"name":"eDP-1","rotation":90,"widthMillimetres":256,"heightMillimetres":144,"builtIn":true,"inputs":["1267:10780:ELAN_Touchscreen"]},{"name":"HDMI-A-1","rotation":0}],"id":2}',
 }
 # Issue 7 defect 1: 513 '[' (or 512 '{"a":' and a '[') killed the daemon inside Foundation's
 # JSON parser. Kept as seeds, and in Tests/Fixtures/fuzz-regressions/FuzzRequestParser/.

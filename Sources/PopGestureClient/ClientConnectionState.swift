@@ -384,7 +384,7 @@ public struct ClientConnectionState: Sendable {
             subscribed = true
         case .unsubscribe:
             subscribed = false
-        case .hello, .settle, .stack, .status, .focusedWindow, .rotation, .textDirection:
+        case .hello, .settle, .stack, .status, .focusedWindow, .rotation, .outputs, .textDirection:
             break
         }
     }

@@ -37,6 +37,10 @@ public enum ClientRequest: Sendable, Hashable {
     /// clockwise (0, 90, 180 or 270, as the `rotation` setting counts them); `output` is
     /// the compositor's name for it, for `status` only.
     case rotation(degrees: Int64, output: String?)
+    /// From the shell only: every enabled output, at most `ProtocolLimits.maximumOutputs`;
+    /// the list replaces the last one. The daemon turns each touchscreen with its own
+    /// output (docs/PROTOCOL.md, "The screen's rotation and text direction").
+    case outputs([Output])
     /// From the shell only: the session's text direction, which navigators that did not
     /// choose a layout follow.
     case textDirection(Layout)
@@ -52,7 +56,7 @@ public enum ClientRequest: Sendable, Hashable {
         case hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack,
              status, focus
         case focusedWindow = "focused-window"
-        case rotation
+        case rotation, outputs
         case textDirection = "text-direction"
     }
 
@@ -75,6 +79,7 @@ public enum ClientRequest: Sendable, Hashable {
         case .focus: .focus
         case .focusedWindow: .focusedWindow
         case .rotation: .rotation
+        case .outputs: .outputs
         case .textDirection: .textDirection
         }
     }
@@ -85,7 +90,7 @@ public enum ClientRequest: Sendable, Hashable {
     /// The navigator the request is about; nil for the requests about no navigator.
     public var navigator: String? {
         switch self {
-        case .hello, .subscribe, .unsubscribe, .status, .focus, .focusedWindow, .rotation, .textDirection: nil
+        case .hello, .subscribe, .unsubscribe, .status, .focus, .focusedWindow, .rotation, .outputs, .textDirection: nil
         case .create(let n, _, _, _), .push(let n, _, _), .pop(let n, _), .replace(let n, _, _), .update(let n, _),
              .configure(let n, _, _), .settle(let n), .front(let n), .remove(let n), .stack(let n):
             n
@@ -118,6 +123,39 @@ public enum ClientRequest: Sendable, Hashable {
             self.prefersBarHidden = prefersBarHidden
             self.maxStartDistance = maxStartDistance
             self.exclusionZones = exclusionZones
+        }
+    }
+
+    /// One output of `outputs`: `{"name":"eDP-1","rotation":90,"widthMillimetres":256,
+    /// "heightMillimetres":144,"builtIn":true,"inputs":["1267:10780:ELAN_Touchscreen"]}`.
+    /// `name` and `rotation` are required; the rest default to unknown, false and none.
+    public struct Output: Sendable, Hashable {
+        /// The compositor's name (`eDP-1`, `HEADLESS-1`): 1 to 256 bytes of UTF-8.
+        public var name: String
+        /// Clockwise degrees, 0, 90, 180 or 270, counted as `rotation` counts them.
+        public var rotation: Int64
+        /// The panel's physical size in millimetres, in its native (untransformed)
+        /// orientation; nil when unknown. The daemon takes a size that is not positive
+        /// or is past its bound as unknown.
+        public var widthMillimetres: Double?
+        public var heightMillimetres: Double?
+        /// A built-in panel (eDP, LVDS, DSI, or the compositor says so). Default false.
+        public var isBuiltIn: Bool
+        /// The input devices the compositor maps to this output (sway's `map_to_output`),
+        /// as `vendor:product:name` identifiers or evdev names; at most
+        /// `ProtocolLimits.maximumInputsPerOutput`, each at most 256 bytes.
+        public var inputs: [String]
+
+        public init(
+            name: String, rotation: Int64, widthMillimetres: Double? = nil, heightMillimetres: Double? = nil,
+            isBuiltIn: Bool = false, inputs: [String] = []
+        ) {
+            self.name = name
+            self.rotation = rotation
+            self.widthMillimetres = widthMillimetres
+            self.heightMillimetres = heightMillimetres
+            self.isBuiltIn = isBuiltIn
+            self.inputs = inputs
         }
     }
 

@@ -163,6 +163,56 @@ struct Fields {
     }
 }
 
+// `outputs`.
+extension Fields {
+    /// `outputs`: at most `ProtocolLimits.maximumOutputs` output objects, counted before any
+    /// is read, each name once.
+    func outputs() throws(ProtocolError) -> [ClientRequest.Output] {
+        let value = try required("outputs", "an array of output objects")
+        guard case .array(let items) = value else { throw invalid("outputs", "an array of output objects", got: value) }
+        try checkCount(items, "outputs", limit: ProtocolLimits.maximumOutputs, of: "outputs")
+        var outputs: [ClientRequest.Output] = []
+        for (index, item) in items.enumerated() {
+            let key = "outputs[\(index)]"
+            guard case .object(let object) = item else { throw invalid(key, "an output object", got: item) }
+            let output = try Fields(object: object, request: request, id: id, path: "\(path)\(key).").output()
+            // The daemon finds an output by its name: two of one name would be two answers.
+            if outputs.contains(where: { $0.name == output.name }) {
+                throw error(.invalidField, "\"\(path)\(key).name\" \(quoted(output.name)) names an output listed before it")
+            }
+            outputs.append(output)
+        }
+        return outputs
+    }
+
+    /// OUTPUT = {"name":…, "rotation":0|90|180|270, "widthMillimetres":…, "heightMillimetres":…,
+    /// "builtIn":…, "inputs":[…]}. The sizes' range is the daemon's to judge (unknown when
+    /// not positive or past its bound), as a page's `maxStartDistance` is.
+    func output() throws(ProtocolError) -> ClientRequest.Output {
+        let name = try identifier("name")
+        let rotation = try integer("rotation")
+        guard [0, 90, 180, 270].contains(rotation) else {
+            throw error(.invalidField, "\"\(path)rotation\" must be 0, 90, 180 or 270 (degrees clockwise), got \(rotation)")
+        }
+        var output = ClientRequest.Output(name: name, rotation: rotation)
+        output.widthMillimetres = try optionalNumber("widthMillimetres")
+        output.heightMillimetres = try optionalNumber("heightMillimetres")
+        output.isBuiltIn = try optionalBool("builtIn") ?? false
+        if let value = value("inputs") {
+            let expected = "an array of input device names"
+            guard case .array(let items) = value else { throw invalid("inputs", expected, got: value) }
+            try checkCount(items, "inputs", limit: ProtocolLimits.maximumInputsPerOutput, of: "inputs")
+            for (index, item) in items.enumerated() {
+                let key = "inputs[\(index)]"
+                guard case .string(let input) = item, !input.isEmpty else { throw invalid(key, "a non-empty string", got: item) }
+                try checkLength(input, key)
+                output.inputs.append(input)
+            }
+        }
+        return output
+    }
+}
+
 // What the message decoder needs beyond a request's keys.
 extension Fields {
     func bool(_ key: String) throws(ProtocolError) -> Bool {

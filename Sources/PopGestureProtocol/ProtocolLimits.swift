@@ -34,6 +34,13 @@ public enum ProtocolLimits {
     /// a protocol will ever have, and the list is echoed nowhere.
     public static let maximumOfferedVersions = 16
 
+    /// `outputs` lists at most 16 outputs, else `too-many`: more than any seat drives,
+    /// and the daemon matches every touchscreen against each.
+    public static let maximumOutputs = 16
+
+    /// An output of `outputs` lists at most 16 `inputs`, else `too-many`.
+    public static let maximumInputsPerOutput = 16
+
     /// Client text quoted in an error message (a duplicated key, an unknown type) is cut
     /// to 64 bytes of UTF-8, escapes included, so that an error reply stays small and
     /// one line whatever the line held: ``quoted(_:limit:)``, whose default this is.

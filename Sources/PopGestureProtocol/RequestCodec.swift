@@ -143,6 +143,8 @@ public enum RequestCodec {
             let output = try f.optionalString("output")
             if let output { try f.checkLength(output, "output") }
             return .rotation(degrees: degrees, output: output)
+        case .outputs:
+            return .outputs(try f.outputs())
         case .textDirection:
             let text = try f.string("direction")
             guard let direction = ClientRequest.Layout(rawValue: text) else {
@@ -181,6 +183,8 @@ public enum RequestCodec {
         case .rotation(let degrees, let output):
             object["rotation"] = .integer(degrees)
             object["output"] = output.map(JSONValue.string)
+        case .outputs(let outputs):
+            object["outputs"] = .array(outputs.map(encodeOutput))
         case .textDirection(let direction):
             object["direction"] = .string(direction.rawValue)
         case .subscribe, .unsubscribe, .status:
@@ -227,6 +231,19 @@ public enum RequestCodec {
                 .array([zone.x, zone.y, zone.width, zone.height].map(JSONValue.init))
             })
         }
+        return .object(object)
+    }
+
+    /// An output object of `outputs`: the size only when known, `builtIn` only when true,
+    /// `inputs` only when there are some. A size that is not finite is left out (unknown).
+    public static func encodeOutput(_ output: ClientRequest.Output) -> JSONValue {
+        var object = JSONObject()
+        object["name"] = .string(output.name)
+        object["rotation"] = .integer(output.rotation)
+        object["widthMillimetres"] = output.widthMillimetres.flatMap { JSONValue($0) }
+        object["heightMillimetres"] = output.heightMillimetres.flatMap { JSONValue($0) }
+        if output.isBuiltIn { object["builtIn"] = .bool(true) }
+        if !output.inputs.isEmpty { object["inputs"] = .array(output.inputs.map(JSONValue.string)) }
         return .object(object)
     }
 

@@ -217,6 +217,27 @@ public struct EngineHost {
             } catch {
                 return refuse(error.code, error.message)
             }
+        case .outputs(let outputs):
+            var reports: [OutputReport] = []
+            for (index, output) in outputs.enumerated() {
+                // The codec keeps each rotation to 0, 90, 180 or 270.
+                guard let report = OutputReport(output) else {
+                    return refuse(.invalidField, "\"outputs[\(index)].rotation\" must be 0, 90, 180 or 270, got \(output.rotation)")
+                }
+                reports.append(report)
+            }
+            // The codec's limit; the engine's is the same, checked for a request built in code.
+            guard reports.count <= OutputReport.maximumOutputs,
+                  reports.allSatisfy({ $0.inputs.count <= OutputReport.maximumInputs })
+            else {
+                return refuse(.tooMany, "at most \(OutputReport.maximumOutputs) outputs of \(OutputReport.maximumInputs) inputs each")
+            }
+            do {
+                try feed.engine.reportOutputs(reports, by: client, at: time)
+                return ok()
+            } catch {
+                return refuse(error.code, error.message)
+            }
         case .textDirection(let direction):
             do {
                 try feed.engine.reportTextDirection(LayoutDirection(direction), by: client, at: time)

@@ -23,8 +23,27 @@ extension ClientRequest {
         case .settle(let navigator): .settle(navigator: navigator)
         case .front(let navigator): .front(navigator: navigator)
         case .remove(let navigator): .remove(navigator: navigator)
-        case .hello, .subscribe, .unsubscribe, .configure, .stack, .status, .focus, .focusedWindow, .rotation, .textDirection: nil
+        case .hello, .subscribe, .unsubscribe, .configure, .stack, .status, .focus, .focusedWindow, .rotation, .outputs, .textDirection: nil
         }
+    }
+}
+
+extension OutputReport {
+    /// The shell's output in the engine's terms; nil for a rotation other than 0, 90, 180
+    /// or 270 (which the codec refuses). A size the panel cannot have (not positive, past
+    /// `maximumSideMillimetres`, not finite) is a compositor that does not know: no size.
+    init?(_ output: ClientRequest.Output) {
+        guard let rotation = Rotation(rawValue: Int(clamping: output.rotation)) else { return nil }
+        // NaN and infinity fall outside it too.
+        let side = Double.leastNonzeroMagnitude...OutputReport.maximumSideMillimetres
+        let size: PhysicalSize? =
+            if let width = output.widthMillimetres, let height = output.heightMillimetres,
+               side.contains(width), side.contains(height) {
+                PhysicalSize(width: width, height: height)
+            } else {
+                nil
+            }
+        self.init(name: output.name, rotation: rotation, size: size, isBuiltIn: output.isBuiltIn, inputs: output.inputs)
     }
 }
 

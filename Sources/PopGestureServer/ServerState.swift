@@ -525,7 +525,7 @@ public struct ServerState {
             observers.removeAll { $0 == client }
             ok()
         case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status, .focus,
-             .focusedWindow, .rotation, .textDirection:
+             .focusedWindow, .rotation, .outputs, .textDirection:
             // Only reached for a client not greeted, refused above; the others go to the engine side.
             logger.error("bug: \(request.type) reached the socket side's own requests")
         }

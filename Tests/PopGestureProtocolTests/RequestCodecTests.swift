@@ -334,4 +334,92 @@ struct RequestCodecTests {
         #expect(d?.code == .duplicateKey)
         #expect((d?.message.utf8.count ?? .max) < 200)
     }
+
+    // MARK: - outputs
+
+    @Test("outputs: the line of the example, defaults left out, and the keys a bridge leaves out when unknown")
+    func outputs() throws {
+        let line = #"{"type":"outputs","outputs":[{"name":"eDP-1","rotation":90,"widthMillimetres":256,"heightMillimetres":144,"builtIn":true,"inputs":["1267:10780:ELAN_Touchscreen"]},{"name":"HDMI-A-1","rotation":0,"widthMillimetres":null,"builtIn":false}],"id":5}"#
+        let parsed = try parse(line)
+        #expect(parsed == IdentifiedRequest(.outputs([
+            ClientRequest.Output(
+                name: "eDP-1", rotation: 90, widthMillimetres: 256, heightMillimetres: 144, isBuiltIn: true,
+                inputs: ["1267:10780:ELAN_Touchscreen"]),
+            ClientRequest.Output(name: "HDMI-A-1", rotation: 0),
+        ]), id: .integer(5)))
+        #expect(RequestCodec.encode(parsed)
+            == #"{"type":"outputs","outputs":[{"name":"eDP-1","rotation":90,"widthMillimetres":256,"heightMillimetres":144,"builtIn":true,"inputs":["1267:10780:ELAN_Touchscreen"]},{"name":"HDMI-A-1","rotation":0}],"id":5}"#)
+        // A size out of the panel's range is the daemon's to judge: the codec keeps it.
+        #expect(try parse(#"{"type":"outputs","outputs":[{"name":"a","rotation":270,"widthMillimetres":-1,"heightMillimetres":0}]}"#).request
+            == .outputs([ClientRequest.Output(name: "a", rotation: 270, widthMillimetres: -1, heightMillimetres: 0)]))
+        #expect(try parse(#"{"type":"outputs","outputs":[]}"#).request == .outputs([]), "no enabled output")
+        #expect(error(#"{"type":"outputs"}"#)?.code == .missingField)
+        #expect(error(#"{"type":"outputs","outputs":[{"rotation":0}]}"#)?.message.contains(#""outputs[0].name" is required"#) == true)
+        #expect(error(#"{"type":"outputs","outputs":[{"name":"a"}]}"#)?.message.contains(#""outputs[0].rotation" is required"#) == true)
+    }
+
+    @Test("outputs: every key's type and value is checked, named by its path", arguments: [
+        (#"{"type":"outputs","outputs":{"name":"a","rotation":0}}"#, #""outputs""#, "an array of output objects"),
+        (#"{"type":"outputs","outputs":["eDP-1"]}"#, #""outputs[0]""#, "an output object"),
+        (#"{"type":"outputs","outputs":[{"name":"","rotation":0}]}"#, #""outputs[0].name""#, "a non-empty string"),
+        (#"{"type":"outputs","outputs":[{"name":7,"rotation":0}]}"#, #""outputs[0].name""#, "a non-empty string"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":0},{"name":"b","rotation":45}]}"#, #""outputs[1].rotation""#,
+         "0, 90, 180 or 270"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":360}]}"#, #""outputs[0].rotation""#, "0, 90, 180 or 270"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":90.0}]}"#, #""outputs[0].rotation""#, "an integer"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":0,"widthMillimetres":"256"}]}"#, #""outputs[0].widthMillimetres""#,
+         "a number"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":0,"heightMillimetres":1e400}]}"#, #""outputs[0].heightMillimetres""#,
+         "a finite number"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":0,"builtIn":1}]}"#, #""outputs[0].builtIn""#, "true or false"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":0,"inputs":"x"}]}"#, #""outputs[0].inputs""#,
+         "an array of input device names"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":0,"inputs":["x",""]}]}"#, #""outputs[0].inputs[1]""#,
+         "a non-empty string"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":0,"inputs":[3]}]}"#, #""outputs[0].inputs[0]""#, "a non-empty string"),
+        (#"{"type":"outputs","outputs":[{"name":"a","rotation":0},{"name":"a","rotation":90}]}"#, #""outputs[1].name""#,
+         "names an output listed before it"),
+    ])
+    func outputsInvalid(line: String, field: String, expected: String) {
+        let e = error(line)
+        #expect(e?.code == .invalidField, "\(line)")
+        #expect(e?.request == "outputs")
+        #expect(e?.message.contains(field) == true, "\(e?.message ?? "")")
+        #expect(e?.message.contains(expected) == true, "\(e?.message ?? "")")
+    }
+
+    @Test("outputs: 16 outputs of 16 inputs of 256 bytes are fine; one more of each is too-many or too-long")
+    func outputsLimits() throws {
+        let long = String(repeating: "é", count: Self.limit / 2)
+        let inputs = (0..<ProtocolLimits.maximumInputsPerOutput).map { #""\#($0)\#(long.dropFirst(2))""# }
+        func output(_ name: String, inputs: [String] = []) -> String {
+            #"{"name":"\#(name)","rotation":0,"inputs":[\#(inputs.joined(separator: ","))]}"#
+        }
+        let sixteen = (0..<ProtocolLimits.maximumOutputs).map { output("\($0)\(long.dropFirst(2))", inputs: inputs) }
+        let full = try parse(#"{"type":"outputs","outputs":[\#(sixteen.joined(separator: ","))]}"#)
+        guard case .outputs(let parsed) = full.request else {
+            Issue.record("not outputs: \(full)")
+            return
+        }
+        #expect(parsed.count == 16 && parsed.allSatisfy { $0.inputs.count == 16 })
+        #expect(parsed.allSatisfy { $0.name.utf8.count <= 256 && $0.inputs.allSatisfy { $0.utf8.count <= 256 } })
+
+        let seventeen = (0...ProtocolLimits.maximumOutputs).map { output("o\($0)") }
+        let e = error(#"{"type":"outputs","outputs":[\#(seventeen.joined(separator: ","))]}"#)
+        #expect(e?.code == .tooMany)
+        #expect(e?.message == #""outputs" has 17 outputs; the limit is 16"#)
+        // Counted before the items are read: 17 invalid outputs still say too-many.
+        #expect(error(#"{"type":"outputs","outputs":[\#(Array(repeating: "7", count: 17).joined(separator: ","))]}"#)?.code == .tooMany)
+        let i = error(#"{"type":"outputs","outputs":[{"name":"a","rotation":0},\#(output("b", inputs: inputs + [#""x""#]))]}"#)
+        #expect(i?.code == .tooMany)
+        #expect(i?.message == #""outputs[1].inputs" has 17 inputs; the limit is 16"#)
+
+        let over = long + "x"
+        let name = error(#"{"type":"outputs","outputs":[{"name":"\#(over)","rotation":0}]}"#)
+        #expect(name?.code == .tooLong)
+        #expect(name?.message == #""outputs[0].name" is 257 bytes; the limit is 256 bytes of UTF-8"#)
+        let input = error(#"{"type":"outputs","outputs":[{"name":"a","rotation":0,"inputs":["\#(over)"]}]}"#)
+        #expect(input?.code == .tooLong)
+        #expect(input?.message == #""outputs[0].inputs[0]" is 257 bytes; the limit is 256 bytes of UTF-8"#)
+    }
 }

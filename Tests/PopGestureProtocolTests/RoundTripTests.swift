@@ -40,6 +40,13 @@ struct RoundTripTests {
         IdentifiedRequest(.focusedWindow(app: nil, pid: nil)),
         IdentifiedRequest(.rotation(degrees: 90, output: "DSI-1"), id: .integer(3)),
         IdentifiedRequest(.rotation(degrees: 0, output: nil)),
+        IdentifiedRequest(.outputs([
+            ClientRequest.Output(
+                name: "eDP-1", rotation: 90, widthMillimetres: 256, heightMillimetres: 144.5, isBuiltIn: true,
+                inputs: ["1267:10780:ELAN_Touchscreen", "Wacom HID 52C2 Finger"]),
+            ClientRequest.Output(name: "HDMI-A-1", rotation: 0),
+        ]), id: .integer(4)),
+        IdentifiedRequest(.outputs([])),
         IdentifiedRequest(.textDirection(.rightToLeft)),
         IdentifiedRequest(.textDirection(.leftToRight), id: .string("d")),
     ]

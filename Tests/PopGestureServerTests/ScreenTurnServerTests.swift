@@ -1,6 +1,7 @@
 import Foundation
 import PopGestureCore
 import PopGestureInput
+import PopGestureProtocol
 @testable import PopGestureServer
 import Testing
 
@@ -107,5 +108,52 @@ struct ScreenTurnServerTests {
             #expect(screen["rotationSource"] as? String == "configuration")
             #expect(screen["sensor"] as? String == "absent")
         }
+    }
+
+    @Test("the shell's outputs reach the engine, a size no panel has as unknown; an app gets not-shell")
+    func shellReportsOutputs() async throws {
+        try await RunningServer.with { running in
+            let app = try running.connect()
+            try app.hello(name: "app")
+            let refused = try app.request(#"{"type":"outputs","outputs":[{"name":"eDP-1","rotation":90}]}"#)
+            #expect(refused["code"] as? String == "not-shell")
+            #expect(running.engine.sync { $0.host.feed.engine.session.shellOutputs } == nil)
+
+            let shell = try Self.shell(running)
+            let line = #"{"type":"outputs","outputs":[{"name":"eDP-1","rotation":90,"widthMillimetres":256,"heightMillimetres":144,"builtIn":true,"inputs":["1267:10780:ELAN_Touchscreen"]},{"name":"HDMI-A-1","rotation":180,"widthMillimetres":0,"heightMillimetres":300},{"name":"DP-1","rotation":0,"widthMillimetres":20000,"heightMillimetres":10}],"id":7}"#
+            let reply = try shell.request(line)
+            #expect(reply["type"] as? String == "ok" && reply["request"] as? String == "outputs", "\(reply)")
+            #expect(running.engine.sync { $0.host.feed.engine.session.shellOutputs } == [
+                OutputReport(
+                    name: "eDP-1", rotation: .clockwise90, size: PhysicalSize(width: 256, height: 144), isBuiltIn: true,
+                    inputs: ["1267:10780:ELAN_Touchscreen"]),
+                OutputReport(name: "HDMI-A-1", rotation: .upsideDown),
+                OutputReport(name: "DP-1", rotation: .none),
+            ])
+            // The list replaces the last one.
+            #expect(try shell.request(#"{"type":"outputs","outputs":[]}"#)["type"] as? String == "ok")
+            #expect(running.engine.sync { $0.host.feed.engine.session.shellOutputs } == [])
+            let bad = try shell.request(#"{"type":"outputs","outputs":[{"name":"a","rotation":45}]}"#)
+            #expect(bad["code"] as? String == "invalid-field", "\(bad)")
+            #expect(running.engine.sync { $0.host.feed.engine.session.shellOutputs } == [], "a refused list changes nothing")
+        }
+    }
+
+    @Test("OutputReport from the protocol's output: sizes not positive, past 10 m or not finite are unknown")
+    func outputReportSizes() {
+        func size(_ width: Double?, _ height: Double?) -> PhysicalSize? {
+            OutputReport(ClientRequest.Output(name: "a", rotation: 0, widthMillimetres: width, heightMillimetres: height))?.size
+        }
+        #expect(size(256, 144) == PhysicalSize(width: 256, height: 144))
+        #expect(size(10_000, 0.5) == PhysicalSize(width: 10_000, height: 0.5))
+        #expect(size(256, nil) == nil)
+        #expect(size(0, 144) == nil)
+        #expect(size(-256, 144) == nil)
+        #expect(size(10_000.5, 144) == nil)
+        #expect(size(.infinity, 144) == nil)
+        #expect(size(256, .nan) == nil)
+        #expect(OutputReport(ClientRequest.Output(name: "a", rotation: 45)) == nil)
+        #expect(OutputReport(ClientRequest.Output(name: "a", rotation: 270, isBuiltIn: true))
+            == OutputReport(name: "a", rotation: .clockwise270, isBuiltIn: true))
     }
 }
