@@ -45,8 +45,8 @@ let package = Package(
         .systemLibrary(
             name: "CXcb", pkgConfig: "xcb",
             providers: [.apt(["libxcb1-dev"])]),
-        // The wlroots bridge's Wayland client (popgesturectl bridge wlroots): libwayland-client
-        // and the glue wayland-scanner made from the two wlroots protocols in protocols/, which
+        // The bridges' Wayland client (popgesturectl bridge wlroots, and bridge kde's outputs):
+        // libwayland-client and the glue wayland-scanner made from the protocols in protocols/, which
         // Sources/CWayland/generate remakes (committed, so the build needs no wayland-scanner).
         .target(
             name: "CWayland", exclude: ["protocols", "generate"],
@@ -157,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CWayland", "CSystemd",
+                "PopGestureClient", "PopGestureCore", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CWayland", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

@@ -1,6 +1,8 @@
 import Foundation
+import PopGestureCore
 import PopGestureProtocol
 import Testing
+@testable import popgesturectl
 
 #if canImport(Glibc)
 import Glibc
@@ -24,16 +26,20 @@ struct KDEBridgeTests {
         let display = "wayland-kde"
         private var scripts = 0
 
-        init(bus: DesktopSession.Bus) throws {
+        /// `outputs` virtual outputs of 1280 × 800, `Virtual-0` on.
+        init(bus: DesktopSession.Bus, outputs: Int = 1) throws {
             self.bus = bus
             // Debian's kwin_wayland carries the file capability cap_sys_resource, which a
             // container's bounding set may lack (exec then fails with EPERM); a copy has none.
             let installed = try PopGestureCtlDaemonTests.tool("kwin_wayland", package: "kwin-wayland")
             let copy = bus.directory.appendingPathComponent("kwin_wayland").path
             try FileManager.default.copyItem(atPath: installed, toPath: copy)
-            process = try bus.start(copy, ["--virtual", "--no-lockscreen", "--socket", display, "--width", "1280", "--height", "800"],
+            process = try bus.start(copy, ["--virtual", "--no-lockscreen", "--socket", display, "--width", "1280", "--height", "800",
+                                           "--output-count", "\(outputs)"],
                                     name: "kwin", environment: ["QT_QPA_PLATFORM": "offscreen", "XDG_CURRENT_DESKTOP": "KDE"])
-            guard PopGestureCtlDaemonTests.within(seconds: 30, { bus.hasOwner("org.kde.KWin") || !process.isRunning }),
+            // KWin owns its name a moment before it serves /Scripting, which the bridge calls first.
+            let scripting = { (try? bus.call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting.isScriptLoaded", ["none"])) != nil }
+            guard PopGestureCtlDaemonTests.within(seconds: 30, { scripting() || !process.isRunning }),
                   process.isRunning
             else { throw DesktopSession.Failed("kwin_wayland did not start:\n\(bus.logText("kwin"))") }
         }
@@ -52,6 +58,34 @@ struct KDEBridgeTests {
                 """.utf8).write(to: url)
             try bus.call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting.loadScript", [url.path, "popgestured-test-\(scripts)"])
             try bus.call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting.start")
+        }
+
+        /// The path of KWin's Wayland socket, which libwayland takes as a display name.
+        var socketPath: String { bus.directory.appendingPathComponent(display).path }
+
+        /// Turns `output` as System Settings does: `kscreen-doctor output.NAME.rotation.DIRECTION`
+        /// (`left`, `right`, `inverted`, `none`), through libkscreen's KWayland backend, which
+        /// runs in `kscreen_backend_launcher` on the session bus (the test's bus activates none).
+        func rotate(_ output: String, _ direction: String) throws {
+            try DesktopSession.require("/usr/bin/kscreen-doctor", package: "libkf5screen-bin")
+            // The backend reaches KWin through Qt's Wayland platform plugin.
+            try DesktopSession.require("/usr/lib/x86_64-linux-gnu/qt5/plugins/platforms/libqwayland-generic.so", package: "qtwayland5")
+            let environment = ["WAYLAND_DISPLAY": display, "QT_QPA_PLATFORM": "wayland"]
+            if !bus.hasOwner("org.kde.KScreen") {
+                let launcher = "/usr/lib/x86_64-linux-gnu/libexec/kf5/kscreen_backend_launcher"
+                // KSCREEN_BACKEND for the launcher only: kscreen-doctor 5.27 crashes with it set.
+                try bus.start(launcher, [], name: "kscreen-launcher", environment: environment.merging(["KSCREEN_BACKEND": "KWayland"]) { $1 })
+                guard PopGestureCtlDaemonTests.within(seconds: 15, { bus.hasOwner("org.kde.KScreen") }) else {
+                    throw DesktopSession.Failed("kscreen_backend_launcher did not start:\n\(bus.logText("kscreen-launcher"))")
+                }
+            }
+            let doctor = try bus.start("/usr/bin/kscreen-doctor", ["output.\(output).rotation.\(direction)"],
+                                       name: "kscreen-doctor", environment: environment)
+            PopGestureCtlDaemonTests.waitForExit(doctor, seconds: 20)
+            guard doctor.terminationStatus == 0 else {
+                throw DesktopSession.Failed("kscreen-doctor failed (\(doctor.terminationReason == .uncaughtSignal ? "signal" : "exit") "
+                    + "\(doctor.terminationStatus)):\n\(bus.logText("kscreen-doctor"))\nkscreen_backend_launcher:\n\(bus.logText("kscreen-launcher"))")
+            }
         }
     }
 
@@ -92,7 +126,7 @@ struct KDEBridgeTests {
         for line in recorder.focusLines {
             #expect(line.app == nil ? line.pid == nil : line.pid == pids[line.app!], "every line's pid is its window's: \(line)")
         }
-        // KWin's scripts see no output transform: the bridge says nothing of rotation.
+        // The bridge sends KWin's outputs (once ShellLink takes them), not a rotation.
         #expect(recorder.rotations.isEmpty)
 
         // Another program of the session posing as KWin is refused, and nothing reaches the daemon.
@@ -106,6 +140,54 @@ struct KDEBridgeTests {
         PopGestureCtlDaemonTests.waitForExit(bridge.process, seconds: 15)
         #expect(bridge.process.terminationStatus == 0, "\(bridge.err)")
         #expect(bridge.err.contains("KWin left the session bus; done"), "\(bridge.err)")
+    }
+
+    /// Reads KWin's output devices as the bridge does, until `condition` holds for the
+    /// outputs last reported or the time is up; returns every list reported.
+    static func outputs(
+        from devices: KDEOutputDevices, _ tracker: inout KDEOutputTracker, seconds: Double = 20,
+        until condition: ([OutputReport]) -> Bool
+    ) throws -> [[OutputReport]] {
+        var lists: [[OutputReport]] = []
+        _ = PopGestureCtlDaemonTests.within(seconds: seconds) {
+            for event in (try? devices.dispatch()) ?? [] {
+                for case .outputs(let list) in tracker.handle(event) { lists.append(list) }
+            }
+            return lists.last.map(condition) ?? false
+        }
+        return lists
+    }
+
+    @Test("KWin's outputs through kde-output-device-v2: name, rotation, size; a turn from kscreen-doctor is seen",
+          .timeLimit(.minutes(2)))
+    func reportsOutputs() throws {
+        let bus = try DesktopSession.Bus()
+        let kwin = try KWin(bus: bus, outputs: 2)
+        // The source the bridge uses, in this process: KWin offers the protocol to any client.
+        let devices = try KDEOutputDevices(name: kwin.socketPath)
+        #expect(devices.offersDevices)
+        var tracker = KDEOutputTracker()
+        // KWin 5.27's virtual outputs have no physical size (it says -1 × -1 mm): none is sent.
+        let upright = [OutputReport(name: "Virtual-0", rotation: .none), OutputReport(name: "Virtual-1", rotation: .none)]
+        let first = try Self.outputs(from: devices, &tracker) { $0.count == 2 }
+        #expect(first.last == upright, "\(first)")
+
+        // And the real bridge, its outputs logged with --verbose.
+        let recorder = try DesktopSession.Recorder(in: bus.directory)
+        let bridge = try Background(
+            ["bridge", "kde", "--verbose", "--script", Self.script, "--socket", recorder.path, "--wayland-display", kwin.display],
+            in: bus.directory, name: "bridge", environment: bus.environment)
+        #expect(bridge.waitForError(seconds: 20) { $0.contains("outputs: Virtual-0 0°, Virtual-1 0°") }, "\(bridge.err)")
+
+        // kscreen-doctor's left is KScreen's Left, KWin's transform 90: the daemon's rotation 90.
+        try kwin.rotate("Virtual-0", "left")
+        let turned = try Self.outputs(from: devices, &tracker) { $0.first?.rotation != Rotation.none }
+        #expect(turned.last == [OutputReport(name: "Virtual-0", rotation: .clockwise90), upright[1]], "\(turned)")
+        #expect(bridge.waitForError(seconds: 20) { $0.contains("outputs: Virtual-0 90°, Virtual-1 0°") }, "\(bridge.err)")
+        try kwin.rotate("Virtual-1", "inverted")
+        let inverted = try Self.outputs(from: devices, &tracker) { $0.last?.rotation != Rotation.none }
+        #expect(inverted.last?.map(\.rotation) == [.clockwise90, .upsideDown], "\(inverted)")
+        #expect(bridge.process.isRunning, "\(bridge.err)")
     }
 
     @Test("with the real daemon: its status follows KWin's active window, as the shell's word", .timeLimit(.minutes(2)))

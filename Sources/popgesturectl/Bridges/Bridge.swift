@@ -1,4 +1,5 @@
 import ArgumentParser
+import PopGestureCore
 import PopGestureProtocol
 import SystemPackage
 
@@ -88,10 +89,16 @@ protocol FocusSource {
     /// (libxcb reads them in while it waits for a reply): `readAvailable` is then
     /// called without waiting. Default: false.
     var hasBufferedEvents: Bool { get }
+
+    /// More descriptors of the same window system, polled with `descriptor`; any of them
+    /// readable calls `readAvailable` (KDE: the session bus and KWin's Wayland socket).
+    /// Default: none.
+    var otherDescriptors: [FileDescriptor] { get }
 }
 
 extension FocusSource {
     var hasBufferedEvents: Bool { false }
+    var otherDescriptors: [FileDescriptor] { [] }
 }
 
 enum FocusSourceEvent: Equatable {
@@ -99,6 +106,8 @@ enum FocusSourceEvent: Equatable {
     case focused(FocusedWindow)
     /// The screen the touchscreens map to is turned this way now.
     case rotated(OutputRotation)
+    /// The enabled outputs are these now, each with its rotation and physical size.
+    case outputs([OutputReport])
     /// The session's text direction is this now.
     case textDirection(ClientRequest.Layout)
     /// A line for stderr, always: something odd the window system said, logged once.

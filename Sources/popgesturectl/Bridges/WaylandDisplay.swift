@@ -134,36 +134,13 @@ final class WaylandDisplay {
     /// Reads what the socket holds without blocking, and returns every event since the last
     /// call. Throws when the connection broke (`ended` when the compositor closed it).
     func dispatch() throws(WaylandError) -> [WlrootsEvent] {
-        while wl_display_prepare_read(display) != 0 {
-            guard wl_display_dispatch_pending(display) >= 0 else { throw brokenError() }
-        }
-        var readable = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
-        if poll(&readable, 1, 0) > 0 {
-            guard wl_display_read_events(display) >= 0 else { throw brokenError() }
-        } else {
-            wl_display_cancel_read(display)
-        }
-        guard wl_display_dispatch_pending(display) >= 0 else { throw brokenError() }
-        _ = wl_display_flush(display)  // the destroy requests for closed windows
+        try WaylandError.readAvailable(display, name: name)
         defer { events = [] }
         return events
     }
 
     private func brokenError() -> WaylandError {
-        let code = wl_display_get_error(display)
-        if code == EPIPE || code == ECONNRESET {
-            return WaylandError(kind: .broken(ended: true), description: "the Wayland compositor at \(name) went away")
-        }
-        if code == EPROTO {
-            var interface: UnsafePointer<wl_interface>?
-            var id: UInt32 = 0
-            let protocolCode = wl_display_get_protocol_error(display, &interface, &id)
-            let object = interface.map { String(cString: $0.pointee.name) } ?? "an object"
-            return WaylandError(
-                kind: .broken(ended: false),
-                description: "the Wayland compositor at \(name) ended the connection: protocol error \(protocolCode) on \(object)@\(id)")
-        }
-        return WaylandError(kind: .broken(ended: false), description: "the Wayland display \(name) failed: \(Errno(rawValue: code))")
+        WaylandError.broken(display, name: name)
     }
 
     // MARK: Events, from libwayland's callbacks
@@ -172,7 +149,8 @@ final class WaylandDisplay {
         Unmanaged<WaylandDisplay>.fromOpaque(data!).takeUnretainedValue()
     }
 
-    private static func string(_ text: UnsafePointer<CChar>?) -> String {
+    /// A C string from libwayland as Swift text; invalid UTF-8 is repaired, nil is empty.
+    static func string(_ text: UnsafePointer<CChar>?) -> String {
         text.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: strlen($0)), as: UTF8.self) } ?? ""
     }
 
@@ -294,5 +272,43 @@ final class WaylandDisplay {
             refresh: { _, _, _ in },
             preferred: { _, _ in },
             finished: { _, mode in zwlr_output_mode_v1_destroy(mode) }))
+    }
+}
+
+extension WaylandError {
+    /// Reads what `display`'s socket holds without blocking and calls the listeners for it,
+    /// then sends what they asked for (the destroy requests for closed windows): every
+    /// Wayland connection of the bridges reads this way. Throws when the connection broke.
+    static func readAvailable(_ display: OpaquePointer, name: String) throws(WaylandError) {
+        while wl_display_prepare_read(display) != 0 {
+            guard wl_display_dispatch_pending(display) >= 0 else { throw broken(display, name: name) }
+        }
+        var readable = pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0)
+        if poll(&readable, 1, 0) > 0 {
+            guard wl_display_read_events(display) >= 0 else { throw broken(display, name: name) }
+        } else {
+            wl_display_cancel_read(display)
+        }
+        guard wl_display_dispatch_pending(display) >= 0 else { throw broken(display, name: name) }
+        _ = wl_display_flush(display)
+    }
+
+    /// Why `display` (shown as `name`) failed, once libwayland said it did: shared by
+    /// every Wayland connection of the bridges.
+    static func broken(_ display: OpaquePointer, name: String) -> WaylandError {
+        let code = wl_display_get_error(display)
+        if code == EPIPE || code == ECONNRESET {
+            return Self(kind: .broken(ended: true), description: "the Wayland compositor at \(name) went away")
+        }
+        if code == EPROTO {
+            var interface: UnsafePointer<wl_interface>?
+            var id: UInt32 = 0
+            let protocolCode = wl_display_get_protocol_error(display, &interface, &id)
+            let object = interface.map { String(cString: $0.pointee.name) } ?? "an object"
+            return Self(
+                kind: .broken(ended: false),
+                description: "the Wayland compositor at \(name) ended the connection: protocol error \(protocolCode) on \(object)@\(id)")
+        }
+        return Self(kind: .broken(ended: false), description: "the Wayland display \(name) failed: \(Errno(rawValue: code))")
     }
 }

@@ -86,16 +86,19 @@ struct WlrootsSource: FocusSource {
         return Self.lastOfEach(out)
     }
 
-    /// What came in one read, with only the last focus and the last rotation: a compositor
-    /// deactivates one window and activates the next in two `done`s, sent together, and the
-    /// daemon need not hear "no window" in between.
+    /// What came in one read, with only the last focus, the last rotation and the last
+    /// outputs: a compositor deactivates one window and activates the next in two `done`s,
+    /// sent together, and the daemon need not hear "no window" in between (nor, from KWin,
+    /// one output's list before each output's `done`). For every bridge that reads in batches.
     static func lastOfEach(_ events: [FocusSourceEvent]) -> [FocusSourceEvent] {
         let lastFocus = events.lastIndex { if case .focused = $0 { true } else { false } }
         let lastRotation = events.lastIndex { if case .rotated = $0 { true } else { false } }
+        let lastOutputs = events.lastIndex { if case .outputs = $0 { true } else { false } }
         return events.indices.compactMap { index in
             switch events[index] {
             case .focused: index == lastFocus ? events[index] : nil
             case .rotated: index == lastRotation ? events[index] : nil
+            case .outputs: index == lastOutputs ? events[index] : nil
             case .log, .textDirection, .ended: events[index]
             }
         }
