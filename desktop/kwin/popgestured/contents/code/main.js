@@ -4,7 +4,8 @@
 // KWin 6 (windows). Calls without a bridge on the bus fail quietly.
 //
 // KWin's scripting API has no output rotation (5.27 has no output objects, 6's have a
-// name and geometry but no transform): popgestured follows iio-sensor-proxy instead.
+// name and geometry but no transform): the bridge reads the outputs itself, as a
+// Wayland client, through kde-output-device-v2.
 
 const service = "org.popgestured.Bridge";
 const path = "/org/popgestured/Bridge";
