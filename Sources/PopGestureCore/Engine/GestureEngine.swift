@@ -18,16 +18,21 @@ public struct DeviceConfiguration: Sendable, Hashable {
     public var pan: PanSettings?
     /// udev's `ID_SEAT`: the device's swipes act on this seat only. Default seat0.
     public var seat: Seat
+    /// The physical size the EDID of the display the touchscreen drives gives, in the
+    /// panel's native orientation: used when neither the axes nor udev give a size
+    /// (``ScreenTransform``). Default nil.
+    public var displaySize: PhysicalSize?
 
     public init(
         kind: DeviceKind = .touchscreen, rotation: Rotation = .none, calibration: CalibrationMatrix = .identity,
-        pan: PanSettings? = nil, seat: Seat = .seat0
+        pan: PanSettings? = nil, seat: Seat = .seat0, displaySize: PhysicalSize? = nil
     ) {
         self.kind = kind
         self.rotation = rotation
         self.calibration = calibration
         self.pan = pan
         self.seat = seat
+        self.displaySize = displaySize
     }
 
     /// The configuration of a device that has no udev, a recording's: its kind from
@@ -178,7 +183,9 @@ public struct GestureEngine: Sendable {
         case (.touchscreen, _): configuration.rotation
         case (.touchpad, _): Rotation.none
         }
-        return ScreenTransform(device: description, rotation: rotation, calibration: configuration.calibration)
+        return ScreenTransform(
+            device: description, rotation: rotation, calibration: configuration.calibration,
+            displaySize: configuration.displaySize)
     }
 
     /// Removes a device, cancelling its pan (unplug, `ENODEV`).
