@@ -274,6 +274,7 @@ public struct EngineHost {
                 entry.widthMillimetres = transform.screenSize.width
                 entry.heightMillimetres = transform.screenSize.height
                 entry.sizeAssumed = transform.sizeIsAssumed
+                entry.sizeSource = transform.sizeSource.rawValue
                 entry.rotation = Int64(transform.rotation.rawValue)
             }
             supplement?.supplement(&entry, ofDevice: device.key)
