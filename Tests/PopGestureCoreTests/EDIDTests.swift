@@ -29,6 +29,8 @@ struct EDIDTests {
               pixels: (1920, 1080), size: size(310, 170), field: .maximumImageSize),
         Panel(description: "a name descriptor first, no detailed timing", maximum: (26, 16), detailed: nil, pixels: (0, 0),
               size: size(260, 160), field: .maximumImageSize),
+        Panel(description: "a portrait panel whose maximum image size is written turned", maximum: (14, 7), detailed: (68, 136),
+              pixels: (720, 1440), size: size(68, 136), field: .detailedTiming),
         Panel(description: "a 15.6-inch laptop panel, sizes in full", maximum: (34, 19), detailed: (344, 194), pixels: (1920, 1080),
               size: size(344, 194), field: .detailedTiming),
     ]

@@ -90,9 +90,10 @@ public struct EDID: Sendable, Hashable {
             /// One side over ``EDID/maximumAspectRatio`` times the other.
             case strangeAspectRatio = "strange-aspect-ratio"
             /// The detailed size is under half or over twice the maximum image size on a
-            /// side: one of the two is wrong, and it is the detailed one that panels get
-            /// wrong (Linux's `EDID_QUIRK_DETAILED_IN_CM` and `_USE_MAXIMUM_SIZE` panels
-            /// write centimetres or garbage there), so the maximum image size is taken.
+            /// side (longer with longer): one of the two is wrong, and it is the detailed
+            /// one that panels get wrong (Linux's `EDID_QUIRK_DETAILED_IN_CM` and
+            /// `_USE_MAXIMUM_SIZE` panels write centimetres or garbage there), so the
+            /// maximum image size is taken.
             case disagreesWithMaximum = "disagrees-with-maximum"
         }
 
@@ -149,7 +150,7 @@ public struct EDID: Sendable, Hashable {
         if let size = detailedImageSizeMillimetres, size.width != 0 || size.height != 0 {
             let (width, height) = (size.width, size.height)
             var reason = Self.sizeRefusal(width: width, height: height, activePixels: detailedActivePixels)
-            if reason == nil, let maximum, !Self.agree(Double(width), maximum.width) || !Self.agree(Double(height), maximum.height) {
+            if reason == nil, let maximum, !Self.agree(Double(width), Double(height), maximum) {
                 reason = .disagreesWithMaximum
             }
             if let reason {
@@ -181,11 +182,14 @@ public struct EDID: Sendable, Hashable {
         return nil
     }
 
-    /// Whether a detailed side agrees with the maximum image size's: within half to
-    /// twice it. Centimetres round a 54 mm side to 50 or 60 mm; a panel that writes
-    /// centimetres in the detailed timing is a tenth of it.
-    static func agree(_ detailed: Double, _ maximum: Double) -> Bool {
-        detailed >= maximum / 2 && detailed <= maximum * 2
+    /// Whether a detailed size agrees with the maximum image size: each side within half
+    /// to twice the other's, longer side with longer side (a portrait panel may write
+    /// either turned). Centimetres round a 54 mm side to 50 or 60 mm; a panel that
+    /// writes centimetres in the detailed timing is a tenth of it.
+    static func agree(_ width: Double, _ height: Double, _ maximum: PhysicalSize) -> Bool {
+        func within(_ side: Double, _ other: Double) -> Bool { side >= other / 2 && side <= other * 2 }
+        return within(max(width, height), max(maximum.width, maximum.height))
+            && within(min(width, height), min(maximum.width, maximum.height))
     }
 }
 
