@@ -65,7 +65,7 @@ public enum DisplayConnectors {
     /// name order. A folder that cannot be read gives none; a connector whose files
     /// cannot be read counts as disconnected, with no size.
     public static func read(root: String = defaultRoot) -> [DisplayConnector] {
-        return connectorFolders(root).sorted().prefix(maximumConnectors).compactMap { folder in
+        connectorFolders(root).sorted().prefix(maximumConnectors).compactMap { folder in
             guard let name = connectorName(folder: folder) else { return nil }
             let path = root + "/" + folder
             let status = readText(path + "/status")
@@ -182,11 +182,12 @@ public enum DisplayConnectors {
         return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(String.init)
     }
 
-    /// The file's bytes: nil inside success when it holds more than `limit`.
+    /// The file's bytes: nil inside success when it holds more than `limit`. Opened
+    /// non-blocking, so that a FIFO where a file should be reads as empty, not forever.
     static func readBytes(_ path: String, limit: Int) -> Result<[UInt8]?, Errno> {
         let fd: FileDescriptor
         do {
-            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec])
+            fd = try FileDescriptor.open(FilePath(path), .readOnly, options: [.closeOnExec, .nonBlocking])
         } catch {
             return .failure(error as? Errno ?? .ioError)
         }

@@ -127,6 +127,16 @@ import Testing
         #expect(state["DP-4"] == [true, false])
     }
 
+    @Test("a FIFO where the edid file should be reads as no EDID, without blocking")
+    func fifoEDID() throws {
+        let tree = try DRMTree()
+        let folder = tree.root.appendingPathComponent("card0-eDP-1")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("connected\n".utf8).write(to: folder.appendingPathComponent("status"))
+        #expect(mkfifo(folder.appendingPathComponent("edid").path, 0o600) == 0)
+        #expect(tree.connectors == [DisplayConnector(name: "eDP-1", isBuiltIn: true, isConnected: true, sizeProblem: "no EDID")])
+    }
+
     @Test("no folder, or one with no connector, gives none")
     func noFolder() throws {
         #expect(DisplayConnectors.read(root: "/nonexistent-popgestured-drm").isEmpty)
