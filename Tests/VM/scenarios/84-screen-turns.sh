@@ -17,6 +17,10 @@
 # net.hadess.SensorProxy (Tests/Fixtures/iio/fake-sensor-proxy.py) on a dbus-daemon
 # of the scenario's own, which the daemon takes for the system bus
 # (DBUS_SYSTEM_BUS_ADDRESS); left-up is 90 degrees, as mutter maps it.
+# Last (issue 27), a shell lists its outputs with eDP-1 at transform 0 while the
+# sensor says left-up: the shell's 0 is the truth, the accelerometer is released
+# (the fake proxy counts no claim), and a tilt under a held swipe cancels nothing;
+# the shell gone, the sensor is claimed again and turns the screen.
 source "$(dirname "$0")/../lib.sh"
 
 desc=$(recording elan-touchscreen.desc)  # protocol B, 3312 x 1872 at 10 units/mm
@@ -137,6 +141,43 @@ turn_left_up() { set_orientation left-up; }
 turn_mid_swipe turn_left_up "the sensor turns the screen"
 expect_screen 90 sensor left-up
 one_more_back "$turned" "the turned back after the sensor's cancel"
+
+claims() {
+    gdbus call --address "$BUS" --dest net.hadess.SensorProxy --object-path /net/hadess/SensorProxy \
+        --method net.hadess.SensorProxy.FakeControl.Claims | tr -dc '0-9'
+}
+claims_are() { [ "$(claims)" = "$1" ]; }
+
+log "-- a shell lists its outputs: eDP-1 at transform 0 while the sensor says left-up"
+open_client outputs-shell '"role":"shell"'
+request outputs-shell outputs-focus '"type":"focused-window","app":"vm-app","pid":'"${CLIENT_PID[app]}"
+request outputs-shell outputs '"type":"outputs","outputs":[{"name":"eDP-1","rotation":0,"builtIn":true}]'
+expect_screen 0 shell unused
+wait_for 30 "the daemon to release the accelerometer" claims_are 0
+log "the fake proxy counts $(claims) claims"
+"$POPGESTURECTL" status --json --socket "$SOCK" | python3 -c '
+import json, sys
+device = json.load(sys.stdin)["devices"][0]
+got = (device.get("rotation"), device.get("rotationSource"), device.get("output"))
+sys.exit(0 if got == (0, "shell", "eDP-1") else "device: %r" % (got,))' || fail "the device does not turn with eDP-1"
+one_more_back "$landscape" "the landscape back (the shell says 0, the sensor left-up)"
+log "-- a tilt under a held swipe: nothing turns, nothing is cancelled"
+began=$(count_events "$WORK/app.out" pop-began)
+play_bg "$DEV_NODE" "$held"
+wait_for 30 "the held swipe to begin (tilt)" has_events "$WORK/app.out" pop-began $((began + 1))
+set_orientation normal
+set_orientation left-up
+wait "$PLAY_PID" 2>/dev/null || true
+backs=$((backs + 1))
+wait_for 30 "the held swipe to go back across the tilt" has_events "$WORK/app.out" back "$backs"
+expect_events "$WORK/app.out" pop-cancelled "$cancels"
+push_detail app "push-$backs"
+expect_screen 0 shell unused
+
+log "-- that shell leaves: the sensor is claimed again and turns the screen"
+kill "${CLIENT_PID[outputs-shell]}"
+expect_screen 90 sensor left-up
+wait_for 30 "the daemon to claim the accelerometer again" claims_are 1
 
 grep -q "rotation 90° from the shell, output eDP-1, was 0° from the configuration" "$DAEMON_LOG" ||
     fail "the daemon did not log the shell's rotation with its source"
