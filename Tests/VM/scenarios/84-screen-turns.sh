@@ -9,7 +9,8 @@
 #     Turned, that is 9 mm across and 159 mm down the screen: too steep.
 #   - turned back: panel x 0.5, y 0.98 -> 0.5: from 2 % of the turned width, half-way
 #     down, 90 mm toward the turned screen's right.
-#   - held landscape back: down at x 0.02, to 0.3, resting 4 s, then on to 0.9.
+#   - held landscape back: down at x 0.02, to 0.3, resting 8 s (room for a slow
+#     gdbus call under TCG), then on to 0.9.
 # First a shell client (role shell) reports the output turned 90 degrees: the turned
 # back goes back, the landscape back is refused as too-steep, and a turn while a
 # landscape pop is under the finger gives pop-cancelled (rotated) and no back. Then
@@ -29,7 +30,7 @@ turned="$WORK/turned-back.events"
 held="$WORK/landscape-held.events"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.02 --to 0.5 --y 0.5 --to-y 0.45 >"$landscape"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.5 --y 0.98 --to-y 0.5 >"$turned"
-python3 "$VM_DIR/make-swipe.py" "$desc" --shape hold --from 0.02 --hold-at 0.3 --to 0.9 --y 0.5 --hold-ms 4000 >"$held"
+python3 "$VM_DIR/make-swipe.py" "$desc" --shape hold --from 0.02 --hold-at 0.3 --to 0.9 --y 0.5 --hold-ms 8000 >"$held"
 
 # The scenario's own bus, standing for the system bus; nobody owns the proxy's name yet.
 BUS="unix:path=$RUNDIR/system_bus_socket"
