@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# timeout: 420
+# timeout: 600
 # (r) Issue 20, the gesture turns with the screen. The ELAN panel (331.2 x 187.2 mm,
 # landscape) from its real description; turned 90 degrees clockwise it is a screen
 # 187.2 mm wide and 331.2 mm tall whose point (x, y) is the panel's (y, 1 - x): a
