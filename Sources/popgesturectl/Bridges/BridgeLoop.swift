@@ -54,6 +54,7 @@ struct BridgeLoop<Source: FocusSource> {
                     switch event {
                     case .focused(let window): try perform(link.focused(window))
                     case .rotated(let rotation): try perform(link.rotated(rotation))
+                    case .outputs(let outputs): try perform(link.outputsChanged(outputs))
                     case .log(let line): try perform([.log(line)])
                     case .textDirection(let direction): try perform(link.textDirectionChanged(direction))
                     case .ended(let message): return message

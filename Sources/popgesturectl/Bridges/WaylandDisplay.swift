@@ -39,6 +39,8 @@ enum WlrootsEvent: Equatable {
     case headName(WaylandObjectID, String)
     case headEnabled(WaylandObjectID, Bool)
     case headTransform(WaylandObjectID, Int32)
+    /// zwlr_output_head_v1.physical_size: millimetres, untransformed; 0 × 0 when unknown.
+    case headPhysicalSize(WaylandObjectID, width: Int32, height: Int32)
     /// zwlr_output_head_v1.finished: the output is gone.
     case headFinished(WaylandObjectID)
     /// zwlr_output_manager_v1.done: the head changes before it apply together.
@@ -65,7 +67,7 @@ final class WaylandDisplay {
 
     /// `$WAYLAND_DISPLAY` or the name given (`wayland-0`).
     let name: String
-    /// Whether the compositor offers `zwlr_output_manager_v1`; without it, no rotation.
+    /// Whether the compositor offers `zwlr_output_manager_v1`; without it, no outputs.
     private(set) var hasOutputManagement = false
     private let display: OpaquePointer
     private var registry: OpaquePointer?
@@ -267,7 +269,9 @@ final class WaylandDisplay {
                 WaylandDisplay.this(data).events.append(.headName(wl_proxy_get_id(head), WaylandDisplay.string(name)))
             },
             description: { _, _, _ in },
-            physical_size: { _, _, _, _ in },
+            physical_size: { data, head, width, height in
+                WaylandDisplay.this(data).events.append(.headPhysicalSize(wl_proxy_get_id(head), width: width, height: height))
+            },
             mode: { _, _, mode in zwlr_output_mode_v1_add_listener(mode, Listeners.mode, nil) },
             enabled: { data, head, enabled in
                 WaylandDisplay.this(data).events.append(.headEnabled(wl_proxy_get_id(head), enabled != 0))
