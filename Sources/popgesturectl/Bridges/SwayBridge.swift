@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import PopGestureClient
+import PopGestureProtocol
 import PopGestureSystem
 import SystemPackage
 
@@ -13,7 +14,9 @@ struct SwayBridge: ParsableCommand {
             Reads sway's IPC socket (--sway-socket, else $SWAYSOCK, which sway sets in \
             its session): the tree once for the window focused now, then window and \
             workspace events. A window's app id is its Wayland app_id, or for an \
-            Xwayland window its WM_CLASS class. Ends with 0 when sway exits.
+            Xwayland window its WM_CLASS class. It also sends every active output's name \
+            and rotation (its transform), with the inputs the config maps to it \
+            (map_to_output), again at each output event. Ends with 0 when sway exits.
 
             Start it from the sway config, or as the user unit \
             popgesturectl-sway-bridge.service:
@@ -45,12 +48,20 @@ struct SwayBridge: ParsableCommand {
 }
 
 /// sway's IPC socket as a `FocusSource`: subscribed to window, workspace and shutdown
-/// events, then asked for the tree, so that no focus change falls between the two.
+/// events, and on their own to output events (which sway 1.7 refuses), then asked for
+/// the tree and the outputs, so that no change falls between the two.
 struct SwaySource: FocusSource {
     let path: String
     let descriptor: FileDescriptor
     private var framer = SwayFramer()
     private var tracker = SwayFocusTracker()
+    private var outputTracker = SwayOutputTracker()
+    /// The subscriptions' answers so far: the first is the focus's, the second the outputs'.
+    private var subscriptionReplies = 0
+
+    /// What the outputs need, in the order `SwayOutputTracker` reads the replies: the
+    /// mapping (config and inputs) before the outputs.
+    static let outputRequests = SwayIPC.encode(.getConfig) + SwayIPC.encode(.getInputs) + SwayIPC.encode(.getOutputs)
 
     /// Connects and sends both requests. Throws `CtlFailure` (exit 2) when sway is not there.
     init(path: String) throws {
@@ -62,7 +73,8 @@ struct SwaySource: FocusSource {
         }
         do {
             try descriptor.sendAll(
-                SwayIPC.encode(.subscribe, payload: #"["window","workspace","shutdown"]"#) + SwayIPC.encode(.getTree))
+                SwayIPC.encode(.subscribe, payload: #"["window","workspace","shutdown"]"#)
+                    + SwayIPC.encode(.subscribe, payload: #"["output"]"#) + SwayIPC.encode(.getTree) + Self.outputRequests)
         } catch {
             try? descriptor.close()
             throw CtlFailure("writing to sway at \(path) failed: \(error)", exitCode: .cannotConnect)
@@ -85,6 +97,16 @@ struct SwaySource: FocusSource {
         var events: [FocusSourceEvent] = []
         do {
             while let message = try framer.next() {
+                let type = SwayIPC.MessageType(rawValue: message.type)
+                if type == .subscribe { subscriptionReplies += 1 }
+                if [.getOutputs, .getConfig, .getInputs, .outputEvent].contains(type)
+                    || (type == .subscribe && subscriptionReplies == 2)
+                {
+                    events += try outputs(type, message)
+                    continue
+                }
+                // The output tracker reads nothing of these: it only learns that they came.
+                if type == .windowEvent || type == .workspaceEvent { events += try outputs(type, payload: .null) }
                 switch try tracker.handle(message) {
                 case .focused(let window): events.append(.focused(window))
                 case .nothing: break
@@ -93,6 +115,30 @@ struct SwaySource: FocusSource {
             }
         } catch {
             throw CtlFailure("sway at \(path): \(error)", exitCode: .cannotConnect)
+        }
+        return events
+    }
+
+    /// What an outputs message means; an output event asks for the outputs again.
+    private mutating func outputs(_ type: SwayIPC.MessageType?, _ message: SwayMessage) throws -> [FocusSourceEvent] {
+        let payload: JSONValue
+        do {
+            payload = try JSONParser.parse(message.payload, maximumDepth: SwayIPC.maximumNestingDepth)
+        } catch {
+            throw SwayIPCError(.badJSON, "sway sent a message that is not JSON: \(error)")
+        }
+        return try outputs(type, payload: payload)
+    }
+
+    private mutating func outputs(_ type: SwayIPC.MessageType?, payload: JSONValue) throws -> [FocusSourceEvent] {
+        var events: [FocusSourceEvent] = []
+        for outcome in outputTracker.handle(type, payload) {
+            switch outcome {
+            case .outputs(let list): events.append(.outputs(list))
+            case .log(let line): events.append(.log(line))
+            case .askAgain: try descriptor.sendAll(Self.outputRequests)
+            case .askOutputs: try descriptor.sendAll(SwayIPC.encode(.getOutputs))
+            }
         }
         return events
     }
