@@ -34,9 +34,9 @@ import Testing
         #expect(SwayOutputTracker.words(#"input "a b" 'c d'  e"#) == ["input", "a b", "c d", "e"])
     }
 
-    @Test("sway's transforms as rotation: the turn, flipped or not; a name sway does not use is nil",
-          arguments: [("normal", 0), ("90", 90), ("180", 180), ("270", 270), ("flipped", 0), ("flipped-90", 90),
-                      ("flipped-180", 180), ("flipped-270", 270)] as [(String, Int64)])
+    @Test("sway's transforms as rotation: named clockwise, so sway's 90 is wl_output's 270; flipped ones send their turn",
+          arguments: [("normal", 0), ("90", 270), ("180", 180), ("270", 90), ("flipped", 0), ("flipped-90", 270),
+                      ("flipped-180", 180), ("flipped-270", 90)] as [(String, Int64)])
     func transforms(name: String, degrees: Int64) {
         #expect(SwayOutputTracker.rotation(fromTransform: name) == degrees)
     }
@@ -62,9 +62,9 @@ import Testing
              {"name":"DSI-1","active":true,"transform":"flipped-270"}]
             """#
         let expected = OutputList([
-            ClientRequest.Output(name: "eDP-1", rotation: 90, isBuiltIn: true, inputs: ["1267:10780:ELAN_Touchscreen"]),
+            ClientRequest.Output(name: "eDP-1", rotation: 270, isBuiltIn: true, inputs: ["1267:10780:ELAN_Touchscreen"]),
             ClientRequest.Output(name: "HDMI-A-1", rotation: 0, inputs: ["1267:10780:ELAN_Touchscreen"]),
-            ClientRequest.Output(name: "DSI-1", rotation: 270, isBuiltIn: true, inputs: ["1046:911:Goodix_Capacitive_TouchScreen"]),
+            ClientRequest.Output(name: "DSI-1", rotation: 90, isBuiltIn: true, inputs: ["1046:911:Goodix_Capacitive_TouchScreen"]),
         ])
         #expect(tracker.handle(.getOutputs, try Self.parse(outputs)) == [.outputs(expected)], "HDMI-A-2 is off")
         #expect(tracker.handle(.getOutputs, try Self.parse(outputs)).isEmpty, "the same list is not sent again")

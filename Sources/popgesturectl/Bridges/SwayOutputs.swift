@@ -4,7 +4,7 @@ import PopGestureProtocol
 /// so each rule is tested on sway's own JSON without sway.
 ///
 /// - `GET_OUTPUTS`: each output's `name`, `active` and `transform` (`normal`, `90`,
-///   `flipped-270`, …). sway's IPC has no physical size (ipc-json.c describes make,
+///   `flipped-270`, …, named clockwise: see `rotation(fromTransform:)`). sway's IPC has no physical size (ipc-json.c describes make,
 ///   model, modes, scale and transform, never millimetres), so none is sent: the daemon
 ///   keeps each touchscreen's own size.
 /// - `GET_INPUTS`: each input's `identifier` (`vendor:product:name`) and `type`, to
@@ -89,9 +89,13 @@ struct SwayOutputTracker {
         }
     }
 
-    /// A sway transform as the daemon's `rotation`: `90` is 90 (sway takes wl_output's
-    /// names; see `WlrootsTracker.rotation(fromTransform:)`), a `flipped` one sends its
-    /// turn (`flipped-270` is 270, `flipped` 0); nil for a name sway does not use.
+    /// A sway transform as the daemon's `rotation`, which counts as wl_output does (its
+    /// transform 90 is 90; see `WlrootsTracker.rotation(fromTransform:)`). sway names the
+    /// turns the other way round: its commands and IPC turn the picture clockwise, so its
+    /// `90` is wl_output's 270 (ipc-json.c: "Sway uses clockwise transforms, while
+    /// WL_OUTPUT_TRANSFORM_* describes anti-clockwise transforms"), which Xwayland shows
+    /// as xrandr's `right`. A `flipped` one sends its turn the same way (`flipped-90` is
+    /// 270, `flipped` 0). nil for a name sway does not use.
     static func rotation(fromTransform transform: String) -> Int64? {
         var turn = Substring(transform)
         if turn.hasPrefix("flipped") {
@@ -102,9 +106,9 @@ struct SwayOutputTracker {
         }
         switch turn {
         case "normal": return 0
-        case "90": return 90
+        case "90": return 270
         case "180": return 180
-        case "270": return 270
+        case "270": return 90
         default: return nil
         }
     }
