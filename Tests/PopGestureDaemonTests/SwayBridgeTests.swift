@@ -294,6 +294,16 @@ struct SwayBridgeTests {
                     || bridge.err.contains("popgesturectl bridge sway: sway closed its IPC socket; done"), "\(bridge.err)")
     }
 
+    /// The next `outputs` the bridge sends, skipping other lines; nil when none came.
+    static func nextOutputs(from standIn: WlrootsBridgeTests.StandInDaemon, lines: Int = 10) throws -> ClientRequest? {
+        for _ in 0..<lines {
+            guard let line = try standIn.line() else { return nil }
+            let request = try RequestCodec.decode(line).request
+            if case .outputs = request { return request }
+        }
+        return nil
+    }
+
     /// The next `outputs` the bridge sends that is `expected`, skipping the other lines (a
     /// change in sway may come as more than one output event); nil when none came.
     static func waitForOutputs(
@@ -338,9 +348,10 @@ struct SwayBridgeTests {
             try sway.command("workspace 2")
             try sway.command("workspace 1")
         }
+        // sway's 90 turns the picture clockwise: wl_output's 270 (xrandr's right), the daemon's 270.
         try change("output HEADLESS-1 transform 90")
         var turned = panel
-        turned.rotation = 90
+        turned.rotation = 270
         #expect(try Self.waitForOutputs([turned], from: standIn) == [.outputs([turned])], "one line for one change\n\(bridge.err)")
 
         // A second output: it is listed after the first, with its own mapping.
@@ -349,7 +360,7 @@ struct SwayBridgeTests {
         #expect(try Self.waitForOutputs([turned, second], from: standIn) != nil, "\(bridge.err)")
         try change("output HEADLESS-2 transform flipped-270")
         var flipped = second
-        flipped.rotation = 270
+        flipped.rotation = 90
         #expect(try Self.waitForOutputs([turned, flipped], from: standIn) != nil, "a flipped transform sends its turn\n\(bridge.err)")
         // Headless outputs cannot be disabled (wlroots fails the commit): SwayOutputsTests
         // shows that an inactive output is left out.
@@ -360,7 +371,7 @@ struct SwayBridgeTests {
         _ = try standIn.greet()
         let again = try Set([standIn.request().request, standIn.request().request])
         #expect(again == [.focusedWindow(app: nil, pid: nil), .outputs([turned, flipped])], "\(bridge.err)")
-        #expect(bridge.err.contains("outputs: HEADLESS-1 90° (inputs 1267:10780:ELAN_Touchscreen)"), "--verbose: \(bridge.err)")
+        #expect(bridge.err.contains("outputs: HEADLESS-1 270° (inputs 1267:10780:ELAN_Touchscreen)"), "--verbose: \(bridge.err)")
     }
 
     @Test("the real daemon takes the sway bridge's outputs: each is answered ok, none refused", .timeLimit(.minutes(1)))
