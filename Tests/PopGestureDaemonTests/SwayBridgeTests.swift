@@ -331,9 +331,11 @@ struct SwayBridgeTests {
 
             """)
         let standIn = try WlrootsBridgeTests.StandInDaemon(in: sway.directory)
+        // sway's Wayland display too, for the sizes (headless outputs have none: 0 × 0).
         let bridge = try Background(
             ["bridge", "sway", "--verbose", "--sway-socket", sway.ipcSocket, "--socket", standIn.path],
-            in: sway.directory, name: "bridge")
+            in: sway.directory, name: "bridge",
+            environment: ["WAYLAND_DISPLAY": sway.directory.appendingPathComponent("wayland-1").path])
         try standIn.accept()
         #expect(try standIn.greet() == .hello(versions: ProtocolVersion.supported, name: "popgesturectl bridge sway", role: .shell))
         let panel = ClientRequest.Output(name: "HEADLESS-1", rotation: 0, inputs: ["1267:10780:ELAN_Touchscreen"])
@@ -372,16 +374,21 @@ struct SwayBridgeTests {
         let again = try Set([standIn.request().request, standIn.request().request])
         #expect(again == [.focusedWindow(app: nil, pid: nil), .outputs([turned, flipped])], "\(bridge.err)")
         #expect(bridge.err.contains("outputs: HEADLESS-1 270° (inputs 1267:10780:ELAN_Touchscreen)"), "--verbose: \(bridge.err)")
+        #expect(!bridge.err.contains("physical sizes"), "it reached sway's wlr-output-management: \(bridge.err)")
     }
 
     @Test("the real daemon takes the sway bridge's outputs: each is answered ok, none refused", .timeLimit(.minutes(1)))
     func daemonTakesOutputs() throws {
         let sway = try HeadlessSway()
         let daemon = try Daemon()
+        // A Wayland display that is not there costs the sizes only.
         let bridge = try Background(
             ["bridge", "sway", "--verbose", "--sway-socket", sway.ipcSocket, "--socket", daemon.socket],
-            in: daemon.directory, name: "bridge")
+            in: daemon.directory, name: "bridge", environment: ["WAYLAND_DISPLAY": "/nonexistent/wayland-9"])
         #expect(bridge.waitForError(seconds: 10) { $0.contains("connected to popgestured as the shell") }, "\(bridge.err)")
+        #expect(bridge.err.contains(
+            "cannot connect to the Wayland display /nonexistent/wayland-9: No such file or directory: outputs are sent without "
+                + "their physical sizes"), "\(bridge.err)")
         try sway.command("output HEADLESS-1 transform 180")
         try sway.command("workspace 2")  // sway 1.7 has no output events; see outputs()
         #expect(bridge.waitForError(seconds: 10) { $0.contains("outputs: HEADLESS-1 180°") }, "\(bridge.err)")

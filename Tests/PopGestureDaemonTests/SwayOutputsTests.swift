@@ -94,4 +94,20 @@ import Testing
         #expect(old.handle(.windowEvent, .null) == [.askOutputs])
         #expect(old.handle(.workspaceEvent, .null) == [.askOutputs])
     }
+
+    @Test("sizes from wlr-output-management join the listed outputs by name; each change of the heads asks sway again")
+    func sizes() throws {
+        var tracker = SwayOutputTracker()
+        #expect(tracker.sizesChanged(["eDP-1": (256, 144)]) == [.askOutputs], "nothing listed yet")
+        let outputs = #"[{"name":"eDP-1","active":true,"transform":"normal"},{"name":"HDMI-A-1","active":true,"transform":"normal"}]"#
+        #expect(tracker.handle(.getOutputs, try Self.parse(outputs)) == [.outputs(OutputList([
+            ClientRequest.Output(name: "eDP-1", rotation: 0, widthMillimetres: 256, heightMillimetres: 144, isBuiltIn: true),
+            ClientRequest.Output(name: "HDMI-A-1", rotation: 0),
+        ]))])
+        #expect(tracker.sizesChanged(["eDP-1": (256, 144), "HDMI-A-1": (600, 340)]) == [.outputs(OutputList([
+            ClientRequest.Output(name: "eDP-1", rotation: 0, widthMillimetres: 256, heightMillimetres: 144, isBuiltIn: true),
+            ClientRequest.Output(name: "HDMI-A-1", rotation: 0, widthMillimetres: 600, heightMillimetres: 340),
+        ])), .askOutputs])
+        #expect(tracker.sizesChanged(["eDP-1": (256, 144), "HDMI-A-1": (600, 340)]) == [.askOutputs], "the same list: only the question")
+    }
 }

@@ -145,6 +145,10 @@ protocol FocusSource {
     /// Readable when the window system has something to say.
     var descriptor: FileDescriptor { get }
 
+    /// A second connection to the window system, polled with `descriptor`: when either is
+    /// readable, `readAvailable` is called (it polls both itself to see which). Default: nil.
+    var otherDescriptor: FileDescriptor? { get }
+
     /// Reads what is there (once: `poll` said readable) and says what it means, in order.
     /// Throws `CtlFailure` when the window system's stream cannot be read on.
     mutating func readAvailable() throws -> [FocusSourceEvent]
@@ -157,6 +161,7 @@ protocol FocusSource {
 
 extension FocusSource {
     var hasBufferedEvents: Bool { false }
+    var otherDescriptor: FileDescriptor? { nil }
 }
 
 enum FocusSourceEvent: Equatable {

@@ -49,10 +49,22 @@ struct SwayBridge: ParsableCommand {
 
 /// sway's IPC socket as a `FocusSource`: subscribed to window, workspace and shutdown
 /// events, and on their own to output events (which sway 1.7 refuses), then asked for
-/// the tree and the outputs, so that no change falls between the two.
+/// the tree and the outputs, so that no change falls between the two. With
+/// `$WAYLAND_DISPLAY`, also sway's wlr-output-management, for the outputs' physical
+/// sizes, which sway's IPC does not give: its connection is `otherDescriptor`.
 struct SwaySource: FocusSource {
     let path: String
-    let descriptor: FileDescriptor
+    /// sway's IPC socket.
+    let socket: FileDescriptor
+    var descriptor: FileDescriptor { socket }
+    var otherDescriptor: FileDescriptor? { wayland?.descriptor }
+    /// sway's Wayland display, bound to the outputs only; nil without it.
+    private var wayland: WaylandDisplay?
+    /// What the heads say; only their sizes (and that they changed) are used.
+    private var heads = WlrootsTracker()
+    private var waylandStarted = false
+    /// Why there are no sizes, to say once at the first read; nil when there is nothing to say.
+    private var waylandProblem: String?
     private var framer = SwayFramer()
     private var tracker = SwayFocusTracker()
     private var outputTracker = SwayOutputTracker()
@@ -63,30 +75,101 @@ struct SwaySource: FocusSource {
     /// mapping (config and inputs) before the outputs.
     static let outputRequests = SwayIPC.encode(.getConfig) + SwayIPC.encode(.getInputs) + SwayIPC.encode(.getOutputs)
 
-    /// Connects and sends both requests. Throws `CtlFailure` (exit 2) when sway is not there.
-    init(path: String) throws {
+    /// Connects and sends both requests; with `waylandDisplay` (default: `$WAYLAND_DISPLAY`
+    /// when set) also connects there for the sizes. Throws `CtlFailure` (exit 2) when sway
+    /// is not there.
+    init(path: String, waylandDisplay: String? = nil) throws {
         self.path = path
+        let socket: FileDescriptor
         do {
-            descriptor = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: path))
+            socket = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: path))
         } catch {
             throw CtlFailure("cannot connect to sway at \(path): \(error)", exitCode: .cannotConnect)
         }
+        self.socket = socket
+        // Only a display named: libwayland's default, wayland-0, may be another compositor.
+        let name = waylandDisplay ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
+        if let name, !name.isEmpty {
+            do {
+                wayland = try WaylandDisplay(name: name, outputsOnly: true)
+            } catch {
+                waylandProblem = "\(error): outputs are sent without their physical sizes"
+            }
+        }
         do {
-            try descriptor.sendAll(
+            try socket.sendAll(
                 SwayIPC.encode(.subscribe, payload: #"["window","workspace","shutdown"]"#)
                     + SwayIPC.encode(.subscribe, payload: #"["output"]"#) + SwayIPC.encode(.getTree) + Self.outputRequests)
         } catch {
-            try? descriptor.close()
+            try? socket.close()
             throw CtlFailure("writing to sway at \(path) failed: \(error)", exitCode: .cannotConnect)
         }
     }
 
-    /// The socket stays open for the life of the process: the bridge ends with sway.
+    /// Before the first read the heads' first lists wait in libwayland's queue.
+    var hasBufferedEvents: Bool { wayland.map { !waylandStarted || $0.hasQueuedEvents } ?? false }
+
+    /// Reads what is there: sway's IPC when its socket is readable, the heads when the
+    /// Wayland display is (or holds queued events).
     mutating func readAvailable() throws -> [FocusSourceEvent] {
+        var events: [FocusSourceEvent] = []
+        if let problem = waylandProblem {
+            waylandProblem = nil
+            events.append(.log(problem))
+        }
+        guard let wayland else { return events + (try readIPC()) }
+        var ready = [
+            pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wayland.descriptor.rawValue, events: Int16(POLLIN), revents: 0),
+        ]
+        _ = poll(&ready, 2, 0)
+        if ready[1].revents != 0 || hasBufferedEvents {
+            waylandStarted = true
+            events += try readHeads(wayland)
+        }
+        if ready[0].revents != 0 {
+            events += try readIPC()
+        }
+        return events
+    }
+
+    /// The heads' sizes, by name, into the output tracker; a broken Wayland connection
+    /// costs the sizes only, said once.
+    private mutating func readHeads(_ display: WaylandDisplay) throws -> [FocusSourceEvent] {
+        let changes: [WlrootsEvent]
+        do {
+            changes = try display.dispatch()
+        } catch {
+            wayland = nil  // the loop polls it no more
+            return [.log("\(error): outputs are sent without their physical sizes from now on")]
+        }
+        var events: [FocusSourceEvent] = []
+        for change in changes {
+            for event in heads.handle(change) {
+                switch event {
+                case .outputs(let list):
+                    var sizes: [String: (width: Double, height: Double)] = [:]
+                    for output in list.outputs {
+                        guard let width = output.widthMillimetres, let height = output.heightMillimetres else { continue }
+                        sizes[output.name] = (width, height)
+                    }
+                    events += try perform(outputTracker.sizesChanged(sizes))
+                case .log(let line):
+                    events.append(.log(line))
+                case .focused, .rotated, .textDirection, .ended:
+                    break  // none come from the heads
+                }
+            }
+        }
+        return events
+    }
+
+    /// The socket stays open for the life of the process: the bridge ends with sway.
+    private mutating func readIPC() throws -> [FocusSourceEvent] {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         let count: Int
         do {
-            count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+            count = try chunk.withUnsafeMutableBytes { try socket.read(into: $0) }
         } catch let error as Errno where error == .connectionReset {
             count = 0
         } catch {
@@ -131,13 +214,18 @@ struct SwaySource: FocusSource {
     }
 
     private mutating func outputs(_ type: SwayIPC.MessageType?, payload: JSONValue) throws -> [FocusSourceEvent] {
+        try perform(outputTracker.handle(type, payload))
+    }
+
+    /// The output tracker's outcomes: lines for the link, requests to sway.
+    private func perform(_ outcomes: [SwayOutputTracker.Outcome]) throws -> [FocusSourceEvent] {
         var events: [FocusSourceEvent] = []
-        for outcome in outputTracker.handle(type, payload) {
+        for outcome in outcomes {
             switch outcome {
             case .outputs(let list): events.append(.outputs(list))
             case .log(let line): events.append(.log(line))
-            case .askAgain: try descriptor.sendAll(Self.outputRequests)
-            case .askOutputs: try descriptor.sendAll(SwayIPC.encode(.getOutputs))
+            case .askAgain: try socket.sendAll(Self.outputRequests)
+            case .askOutputs: try socket.sendAll(SwayIPC.encode(.getOutputs))
             }
         }
         return events

@@ -4,9 +4,10 @@ import PopGestureProtocol
 /// so each rule is tested on sway's own JSON without sway.
 ///
 /// - `GET_OUTPUTS`: each output's `name`, `active` and `transform` (`normal`, `90`,
-///   `flipped-270`, …, named clockwise: see `rotation(fromTransform:)`). sway's IPC has no physical size (ipc-json.c describes make,
-///   model, modes, scale and transform, never millimetres), so none is sent: the daemon
-///   keeps each touchscreen's own size.
+///   `flipped-270`, …, named clockwise: see `rotation(fromTransform:)`). sway's IPC has
+///   no physical size (ipc-json.c describes make, model, modes, scale and transform,
+///   never millimetres): the sizes come from wlr-output-management, which sway also
+///   speaks, through `sizesChanged`, when the bridge reaches sway's Wayland display.
 /// - `GET_INPUTS`: each input's `identifier` (`vendor:product:name`) and `type`, to
 ///   expand a `map_to_output` for `type:touch` or `*` into the devices it names.
 /// - `GET_CONFIG`: the `map_to_output` lines of the config as sway loaded it, the only
@@ -25,6 +26,10 @@ struct SwayOutputTracker {
     /// The inputs sway has, as `(identifier, type)`.
     private(set) var inputs: [(identifier: String, type: String)] = []
     private var reported: OutputList?
+    /// The last `GET_OUTPUTS`, without sizes; nil before its first reply.
+    private var listed: [ClientRequest.Output]?
+    /// Each output's physical size by name, from wlr-output-management.
+    private(set) var sizes: [String: (width: Double, height: Double)] = [:]
     /// Whether sway sends `output` events; nil until its answer to the subscription.
     private(set) var followsOutputEvents: Bool?
     /// Problems already logged: each kind is logged once per run.
@@ -78,15 +83,35 @@ struct SwayOutputTracker {
                 outputs.append(ClientRequest.Output(
                     name: name, rotation: turn, isBuiltIn: OutputList.isBuiltIn(name), inputs: inputs(mappedTo: name)))
             }
-            let now = OutputList(outputs)
-            guard now != reported else { return events }
-            reported = now
-            return events + [.outputs(now)]
+            listed = outputs
+            return events + report()
         case .outputEvent:
             return [.askAgain]
         default:
             return []
         }
+    }
+
+    /// wlr-output-management's heads changed: their physical sizes by name are these now.
+    /// sway 1.7 sends no output events, but the heads change with every turn: the outputs
+    /// are asked for again.
+    mutating func sizesChanged(_ sizes: [String: (width: Double, height: Double)]) -> [Outcome] {
+        self.sizes = sizes
+        return report() + [.askOutputs]
+    }
+
+    /// The listed outputs with their sizes, when they differ from the last report.
+    private mutating func report() -> [Outcome] {
+        guard var outputs = listed else { return [] }
+        for index in outputs.indices {
+            guard let size = sizes[outputs[index].name] else { continue }
+            outputs[index].widthMillimetres = size.width
+            outputs[index].heightMillimetres = size.height
+        }
+        let now = OutputList(outputs)
+        guard now != reported else { return [] }
+        reported = now
+        return [.outputs(now)]
     }
 
     /// A sway transform as the daemon's `rotation`, which counts as wl_output does (its
