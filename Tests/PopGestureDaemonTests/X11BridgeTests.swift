@@ -251,6 +251,8 @@ struct X11BridgeTests {
         #expect(Self.focus(reply).app == "Two", "after the restart: \(reply)\n\(bridge.err)")
         #expect(bridge.err.contains("popgestured closed the connection; connecting again"), "\(bridge.err)")
         #expect(bridge.err.contains("connected to popgestured as the shell"), "\(bridge.err)")
+        #expect(bridge.err.contains("outputs: screen 0°"), "Xvfb's one output: \(bridge.err)")
+        #expect(!bridge.err.contains("refused"), "the daemon takes the outputs: \(bridge.err)")
 
         // The X server goes away (the session ends): the bridge ends with 0 and says why.
         x.stopServer()
