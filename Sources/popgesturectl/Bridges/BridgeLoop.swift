@@ -33,6 +33,8 @@ struct BridgeLoop<Source: FocusSource> {
             }
 
             var fds = [pollfd(fd: source.descriptor.rawValue, events: Int16(POLLIN), revents: 0)]
+            // Polled as the source's: a descriptor of -1 is skipped by poll.
+            fds.append(pollfd(fd: source.otherDescriptor?.rawValue ?? -1, events: Int16(POLLIN), revents: 0))
             let signalIndex = fds.count
             if let signals { fds.append(pollfd(fd: signals.readEnd.rawValue, events: Int16(POLLIN), revents: 0)) }
             let daemonIndex = fds.count
@@ -49,11 +51,12 @@ struct BridgeLoop<Source: FocusSource> {
             if fds.count > daemonIndex, fds[daemonIndex].revents != 0 {
                 try readDaemon()
             }
-            if fds[0].revents != 0 || source.hasBufferedEvents {
+            if fds[0].revents != 0 || fds[1].revents != 0 || source.hasBufferedEvents {
                 for event in try source.readAvailable() {
                     switch event {
                     case .focused(let window): try perform(link.focused(window))
                     case .rotated(let rotation): try perform(link.rotated(rotation))
+                    case .outputs(let outputs): try perform(link.outputsChanged(outputs))
                     case .log(let line): try perform([.log(line)])
                     case .textDirection(let direction): try perform(link.textDirectionChanged(direction))
                     case .ended(let message): return message
