@@ -145,7 +145,7 @@ one_more_back "$turned" "the turned back after the sensor's cancel"
 
 claims() {
     gdbus call --address "$BUS" --dest net.hadess.SensorProxy --object-path /net/hadess/SensorProxy \
-        --method net.hadess.SensorProxy.FakeControl.Claims | tr -dc '0-9'
+        --method net.hadess.SensorProxy.FakeControl.Claims | sed -n 's/^(uint32 \([0-9]*\),)$/\1/p'
 }
 claims_are() { [ "$(claims)" = "$1" ]; }
 
