@@ -41,10 +41,10 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
-        // The X11 bridge's window-manager view (popgesturectl bridge x11).
+        // The X11 bridge's window-manager view and RandR outputs (popgesturectl bridge x11).
         .systemLibrary(
-            name: "CXcb", pkgConfig: "xcb",
-            providers: [.apt(["libxcb1-dev"])]),
+            name: "CXcb", pkgConfig: "xcb-randr",
+            providers: [.apt(["libxcb1-dev", "libxcb-randr0-dev"])]),
         // The bridges' Wayland client (popgesturectl bridge wlroots, and bridge kde's outputs):
         // libwayland-client and the glue wayland-scanner made from the protocols in protocols/, which
         // Sources/CWayland/generate remakes (committed, so the build needs no wayland-scanner).
@@ -157,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureClient", "PopGestureCore", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CWayland", "CSystemd",
+                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CWayland", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

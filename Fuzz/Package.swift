@@ -25,6 +25,13 @@ let package = Package(
                 .product(name: "PopGestureCore", package: "popgestured"),
             ]),
         .executableTarget(
+            name: "FuzzEDID",
+            dependencies: [
+                "FuzzDriver",
+                .product(name: "PopGestureCore", package: "popgestured"),
+                .product(name: "PopGestureInput", package: "popgestured"),
+            ]),
+        .executableTarget(
             name: "FuzzEngine",
             dependencies: [
                 "FuzzDriver",

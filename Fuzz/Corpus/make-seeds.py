@@ -174,6 +174,38 @@ for step in range(1, 10):
 pad += absolute(SLOT, 0) + absolute(TID, -1) + absolute(SLOT, 1) + absolute(TID, -1) + key(DOUBLETAP, 0) + syn()
 write("FuzzEngine", "touchpad-two-finger", touchpad + pad)
 
+# --- FuzzEDID: EDID base blocks as panels write them (the layout of Sources/PopGestureSynthesis/
+# EDIDBlock.swift): a size in the first detailed timing and in bytes 21/22, and the checksum.
+
+
+def edid(max_cm, detailed_mm, pixels=(1280, 800), extensions=b""):
+    block = bytearray(128)
+    block[0:8] = bytes([0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00])
+    block[8:12] = bytes([0x09, 0xE5, 0x4B, 0x0A])  # BOE, product 0x0a4b
+    block[16:20] = bytes([12, 31, 1, 4])  # week 12 of 2021, EDID 1.4
+    block[20:25] = bytes([0xA5, max_cm[0], max_cm[1], 120, 0x02])
+    block[38:54] = bytes([1, 1] * 8)
+    if detailed_mm is not None:
+        w, h = detailed_mm
+        px, py = pixels
+        block[54:72] = bytes([0xC6, 0x1B, px & 0xFF, 160, (px >> 8) << 4, py & 0xFF, 23, (py >> 8) << 4,
+                              48, 32, 0x36, 0, w & 0xFF, h & 0xFF, (w >> 8) << 4 | (h >> 8), 0, 0, 0x18])
+    else:
+        block[54:72] = bytes([0, 0, 0, 0xFC, 0]) + b"Panel\n" + b" " * 7
+    block[72:90] = bytes([0, 0, 0, 0xFC, 0]) + b"Panel\n" + b" " * 7
+    block[126] = len(extensions) // 128
+    block[127] = (-sum(block[:127])) % 256
+    return bytes(block) + extensions
+
+
+write("FuzzEDID", "tablet-217x136", edid((22, 14), (217, 136)))
+write("FuzzEDID", "dsi-4.3-inch", edid((10, 5), (95, 54), (800, 480)))
+write("FuzzEDID", "portrait-phone", edid((7, 14), (68, 136), (720, 1440)))
+write("FuzzEDID", "hdmi-bridge-1600x900", edid((160, 90), (1600, 900), (1920, 1080)))
+write("FuzzEDID", "projector-no-size", edid((0, 0), (0, 0), (1920, 1080)))
+write("FuzzEDID", "name-first", edid((26, 16), None))
+write("FuzzEDID", "with-extension", edid((34, 19), (344, 194), (1920, 1080), bytes([0x02, 0x03]) + bytes(126)))
+
 # --- Hand-made FuzzEngine inputs for the traps issue 7 found (defects 6 and 7), in the
 # fuzz target's format, kept as regression inputs beside the ones the fuzzer finds.
 REGRESSIONS = os.path.join(HERE, "..", "..", "Tests", "Fixtures", "fuzz-regressions", "FuzzEngine")

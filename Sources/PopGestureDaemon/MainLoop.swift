@@ -118,10 +118,12 @@ public final class MainLoop: Sendable {
     ///   - sensor: iio-sensor-proxy's accelerometer; its changes go to the sink with
     ///     logind's, before the clients. Nil: no sensor is followed.
     ///   - timers: deadlines kept beside the loop, fired after the devices' frames.
+    ///   - displayRoot: where the display connectors are, for a touchscreen with no size
+    ///     of its own (``DisplaySize``): `/sys/class/drm`.
     public init(
         configuration: Configuration, sink: some InputSink, signals: [CInt] = [], watchdogInterval: Duration? = nil,
         eventPipe pipe: EventPipe? = nil, loginMonitor: LoginMonitor? = nil, sensor: SensorProxy? = nil,
-        timers: [any LoopTimer] = [], logger: Logger
+        timers: [any LoopTimer] = [], displayRoot: String = DisplayConnectors.defaultRoot, logger: Logger
     ) throws(InputError) {
         let monitor = try UdevInputMonitor()
         let mailbox = try LoopMailbox()
@@ -137,7 +139,7 @@ public final class MainLoop: Sendable {
         self.loop = InputLoop(
             monitor: monitor, configuration: configuration, sink: sink, mailbox: mailbox,
             signalFD: signalFD, timerFD: timerFD, eventPipe: pipe, loginMonitor: loginMonitor, sensor: sensor,
-            timers: timers, logger: logger)
+            timers: timers, displayRoot: displayRoot, logger: logger)
         loop.openPresentDevices()
     }
 
@@ -219,13 +221,16 @@ private final class InputLoop: @unchecked Sendable {
     private let loginMonitor: LoginMonitor?
     private let sensor: SensorProxy?
     private let timers: [any LoopTimer]
+    /// Where the display connectors are read (``DisplaySize``).
+    private let displayRoot: String
 
     init(
         monitor: UdevInputMonitor, configuration: Configuration, sink: any InputSink, mailbox: LoopMailbox,
         signalFD: CInt?, timerFD: CInt?, eventPipe: EventPipe?, loginMonitor: LoginMonitor?, sensor: SensorProxy?,
-        timers: [any LoopTimer], logger: Logger
+        timers: [any LoopTimer], displayRoot: String, logger: Logger
     ) {
         self.timers = timers
+        self.displayRoot = displayRoot
         self.eventPipe = eventPipe
         self.loginMonitor = loginMonitor
         self.sensor = sensor
@@ -617,7 +622,15 @@ private final class InputLoop: @unchecked Sendable {
         }
         var description = device.description
         if description.reportedSize == nil { description.reportedSize = info.size }
-        deviceConfiguration.output = OutputHints(wlOutput: info.output, description: description)
+        deviceConfiguration.output = OutputHints(
+            wlOutput: info.output, description: description,
+            isBuiltIn: DisplayConnectors.touchscreenIsBuiltIn(udevBus: info.bus, bustype: description.bustype))
+        if DisplaySize.isNeeded(kind: info.kind, description: description) {
+            let lookup = DisplaySize.lookUp(
+                for: info, bustype: description.bustype, among: DisplayConnectors.read(root: displayRoot))
+            deviceConfiguration.displaySize = lookup.size
+            logger.info("\(info.devnode) \(quoted(info.name)): \(lookup.message)")
+        }
         do {
             try description.validate()  // EngineFeed checks too; refusing here also closes the fd
         } catch {

@@ -34,10 +34,15 @@ public struct InputDeviceInfo: Sendable, Hashable {
     /// The seat it belongs to, from udev's `ID_SEAT` (seat0 when unset, as logind
     /// counts it); nil when that names no seat logind would take: a device on no seat.
     public var seat: Seat?
+    /// udev's `ID_BUS` (`usb`, `i2c`, `bluetooth`); nil when unset, as it often is for
+    /// I²C-HID touchscreens. With the evdev bus type it tells a built-in touchscreen
+    /// from a plugged one (``DisplayConnectors/touchscreenIsBuiltIn(udevBus:bustype:)``).
+    public var bus: String?
 
     public init(
         devnode: String, syspath: String, name: String, kind: DeviceKind,
-        calibration: String? = nil, size: PhysicalSize? = nil, output: String? = nil, seat: Seat? = .seat0
+        calibration: String? = nil, size: PhysicalSize? = nil, output: String? = nil, seat: Seat? = .seat0,
+        bus: String? = nil
     ) {
         self.devnode = devnode
         self.syspath = syspath
@@ -47,6 +52,7 @@ public struct InputDeviceInfo: Sendable, Hashable {
         self.size = size
         self.output = output
         self.seat = seat
+        self.bus = bus
     }
 
     /// The mapping from udev properties, without udev. Nil for anything but an event
@@ -71,6 +77,7 @@ public struct InputDeviceInfo: Sendable, Hashable {
         name = parentProperties["NAME"].map(Self.unquoted) ?? devnode
         calibration = properties["LIBINPUT_CALIBRATION_MATRIX"]
         output = properties["WL_OUTPUT"].flatMap { $0.isEmpty ? nil : $0 }
+        bus = properties["ID_BUS"].flatMap { $0.isEmpty ? nil : $0 }
         // 73-seat-late.rules copies the parent's onto the node; a rule may set either.
         seat = Seat(udevProperty: properties["ID_SEAT"] ?? parentProperties["ID_SEAT"])
         if let width = properties["ID_INPUT_WIDTH_MM"].flatMap(Double.init),

@@ -126,7 +126,8 @@ public enum MessageCodec {
             "device": .integer(device.device), "name": .string(device.name), "path": .string(device.path),
             "kind": .string(device.kind),
             "widthMillimetres": device.widthMillimetres.flatMap(tenths), "heightMillimetres": device.heightMillimetres.flatMap(tenths),
-            "sizeAssumed": device.sizeAssumed.map(JSONValue.bool), "rotation": device.rotation.map(JSONValue.integer),
+            "sizeAssumed": device.sizeAssumed.map(JSONValue.bool), "sizeSource": device.sizeSource.map(JSONValue.string),
+            "rotation": device.rotation.map(JSONValue.integer),
             "seat": device.seat.map(JSONValue.string), "grab": device.grab.map(JSONValue.string),
             "clone": device.clone.map(JSONValue.string),
             "rotationSource": device.rotationSource.map(JSONValue.string), "output": device.output.map(JSONValue.string),
@@ -298,8 +299,8 @@ public enum MessageCodec {
                     device: try d.integer("device"), name: try d.string("name"), path: try d.string("path"),
                     kind: try d.string("kind"), widthMillimetres: try d.optionalNumber("widthMillimetres"),
                     heightMillimetres: try d.optionalNumber("heightMillimetres"), sizeAssumed: try d.optionalBool("sizeAssumed"),
-                    rotation: try d.optionalInteger("rotation"), seat: try d.optionalString("seat"),
-                    grab: try d.optionalString("grab"), clone: try d.optionalString("clone"),
+                    sizeSource: try d.optionalString("sizeSource"), rotation: try d.optionalInteger("rotation"),
+                    seat: try d.optionalString("seat"), grab: try d.optionalString("grab"), clone: try d.optionalString("clone"),
                     rotationSource: try d.optionalString("rotationSource"), output: try d.optionalString("output"))
             }
             let navigators = try f.objects("navigators") { (n) throws(ProtocolError) in

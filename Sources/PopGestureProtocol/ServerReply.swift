@@ -242,6 +242,11 @@ public enum ServerReply: Sendable, Hashable {
             public var heightMillimetres: Double?
             /// The size is the fallback guess (the device reports no resolution, udev no size).
             public var sizeAssumed: Bool?
+            /// Where the size came from: `axes` (their resolution), `udev`
+            /// (`ID_INPUT_WIDTH_MM`/`ID_INPUT_HEIGHT_MM`), `output` (the shell's report of
+            /// the display it drives), `display` (that display's EDID) or `assumed`; nil
+            /// from a daemon that does not say.
+            public var sizeSource: String?
             /// Clockwise degrees: 0, 90, 180 or 270 (always 0 for a touchpad).
             public var rotation: Int64?
             /// Who says the rotation: `shell`, `sensor` or `configuration` (as `screen`'s).
@@ -259,8 +264,9 @@ public enum ServerReply: Sendable, Hashable {
 
             public init(
                 device: Int64, name: String, path: String, kind: String, widthMillimetres: Double? = nil,
-                heightMillimetres: Double? = nil, sizeAssumed: Bool? = nil, rotation: Int64? = nil, seat: String? = nil,
-                grab: String? = nil, clone: String? = nil, rotationSource: String? = nil, output: String? = nil
+                heightMillimetres: Double? = nil, sizeAssumed: Bool? = nil, sizeSource: String? = nil,
+                rotation: Int64? = nil, seat: String? = nil, grab: String? = nil, clone: String? = nil,
+                rotationSource: String? = nil, output: String? = nil
             ) {
                 self.rotationSource = rotationSource
                 self.output = output
@@ -271,6 +277,7 @@ public enum ServerReply: Sendable, Hashable {
                 self.widthMillimetres = widthMillimetres
                 self.heightMillimetres = heightMillimetres
                 self.sizeAssumed = sizeAssumed
+                self.sizeSource = sizeSource
                 self.rotation = rotation
                 self.seat = seat
                 self.grab = grab

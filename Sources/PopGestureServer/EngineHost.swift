@@ -295,6 +295,7 @@ public struct EngineHost {
                 entry.widthMillimetres = transform.screenSize.width
                 entry.heightMillimetres = transform.screenSize.height
                 entry.sizeAssumed = transform.sizeIsAssumed
+                entry.sizeSource = transform.sizeSource.rawValue
                 entry.rotation = Int64(transform.rotation.rawValue)
             }
             if device.kind == .touchscreen, let rotation = feed.engine.rotation(of: device.id) {

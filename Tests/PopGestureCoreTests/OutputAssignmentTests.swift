@@ -159,6 +159,27 @@ import Testing
         #expect(rig.engine.rotation(of: panel) == DeviceRotation(.clockwise270, source: .sensor))
     }
 
+    @Test("A 4.3-inch panel with no resolution takes its output's 95 × 54 mm: a start 3 mm from the edge is in the edge zone")
+    func smallPanelTakesItsOutputsSize() throws {
+        var rig = try Rig()
+        rig.engine.settings.mode = .edge
+        let phone = Fixtures.slotTouchscreen(name: "Phone Panel", x: 0...1919, y: 0...1079, resolution: 0)
+        let panel = rig.add(phone)
+        #expect(rig.engine.screenTransform(of: panel)?.sizeSource == .assumed)
+        let start = Timestamp(seconds: 1000, microseconds: 0)
+        // 3 mm of 95 mm of glass, at 3.2 % of the width; on the assumed 217 mm it is 6.9 mm in.
+        // The script measures in the panel's assumed millimetres: 130 of 217 is 60 % of the width.
+        let fromTheEdge = Self.swipe(phone, start: start, from: (3.0 / 95, 0.5), byMillimetres: (130, -1))
+        #expect(Self.backs(rig.play(fromTheEdge, on: panel)) == 0, "guessed 217 mm wide: outside the 4.8 mm zone")
+
+        try rig.report([OutputReport(name: "DSI-1", rotation: .none, size: PhysicalSize(width: 95, height: 54), isBuiltIn: true)])
+        let transform = try #require(rig.engine.screenTransform(of: panel))
+        #expect(transform.sizeSource == .output)
+        #expect(transform.screenSize == PhysicalSize(width: 95, height: 54))
+        let again = Self.swipe(phone, start: Timestamp(seconds: 1002, microseconds: 0), from: (3.0 / 95, 0.5), byMillimetres: (130, -1))
+        #expect(Self.backs(rig.play(again, on: panel)) == 1, "the real 95 mm: 3 mm in is in the zone")
+    }
+
     @Test("Only seat0's shell lists outputs")
     func onlyTheShell() throws {
         var rig = try Rig()

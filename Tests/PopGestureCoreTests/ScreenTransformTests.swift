@@ -219,6 +219,70 @@ struct ScreenTransformTests {
         #expect(ScreenTransform(device: zero).sizeIsAssumed)
     }
 
+    @Test("each size source in turn: axes, then udev, then the shell's output, then the display's EDID, then the guess")
+    func sizeSources() {
+        let udev = PhysicalSize(width: 150, height: 94)
+        let output = PhysicalSize(width: 154, height: 86)
+        let display = PhysicalSize(width: 95, height: 54)
+        let bare = Fixtures.device(x: 0...4095, y: 0...2559)
+        let reported = Fixtures.device(x: 0...4095, y: 0...2559, reportedSize: udev)
+        let resolved = Fixtures.device(x: 0...3200, y: 0...1600, resolutionX: 16, resolutionY: 16, reportedSize: udev)
+
+        let axes = ScreenTransform(device: resolved, outputSize: output, displaySize: display)
+        #expect(axes.sizeSource == .axes && axes.deviceSize == PhysicalSize(width: 200, height: 100))
+        let fromUdev = ScreenTransform(device: reported, outputSize: output, displaySize: display)
+        #expect(fromUdev.sizeSource == .udev && fromUdev.deviceSize == udev)
+        let fromOutput = ScreenTransform(device: bare, outputSize: output, displaySize: display)
+        #expect(fromOutput.sizeSource == .output && fromOutput.deviceSize == output)
+        let fromDisplay = ScreenTransform(device: bare, displaySize: display)
+        #expect(fromDisplay.sizeSource == .display && fromDisplay.deviceSize == display)
+        #expect(!fromDisplay.sizeIsAssumed)
+        let assumed = ScreenTransform(device: bare)
+        #expect(assumed.sizeSource == .assumed && assumed.sizeIsAssumed)
+        #expect(assumed.deviceSize == ScreenTransform.fallbackSize)
+        #expect(ScreenTransform.SizeSource.allCases.map(\.rawValue) == ["axes", "udev", "output", "display", "assumed"])
+    }
+
+    @Test("the display's size is measured in millimetres: a 4.3-inch panel's 4.8 mm is 4.8 mm, not 2.1")
+    func displaySizeMillimetres() {
+        // 800 × 480 pixels of touch, no resolution: the 4.3-inch panel of the issue.
+        let device = Fixtures.device(x: 0...799, y: 0...479)
+        let t = ScreenTransform(device: device, displaySize: PhysicalSize(width: 95, height: 54))
+        let edge = t.screenPoint(x: Int32((4.8 / 95 * 799).rounded()), y: 240)
+        #expect(abs(edge.xMillimetres - 4.8) < 0.1)
+        let guessed = ScreenTransform(device: device).screenPoint(x: Int32((4.8 / 95 * 799).rounded()), y: 240)
+        #expect(guessed.xMillimetres > 10, "on the guessed 217 mm panel the same spot is over 10 mm in")
+    }
+
+    @Test("a display's size turns to the touch axes: the longer side on the larger range, as given when square")
+    func displaySizeOrientation() {
+        let landscapePanel = PhysicalSize(width: 136, height: 68)
+        let portraitTouch = Fixtures.device(x: 0...719, y: 0...1439)
+        #expect(ScreenTransform(device: portraitTouch, displaySize: landscapePanel).deviceSize
+                == PhysicalSize(width: 68, height: 136))
+        let portraitPanel = PhysicalSize(width: 68, height: 136)
+        let landscapeTouch = Fixtures.device(x: 0...1439, y: 0...719)
+        #expect(ScreenTransform(device: landscapeTouch, displaySize: portraitPanel).deviceSize
+                == PhysicalSize(width: 136, height: 68))
+        // Many HID panels report 0…4095 on both axes: the panel's own orientation stands.
+        let square = Fixtures.device(x: 0...4095, y: 0...4095)
+        #expect(ScreenTransform(device: square, displaySize: portraitPanel).deviceSize == portraitPanel)
+        #expect(ScreenTransform(device: square, outputSize: landscapePanel).deviceSize == landscapePanel)
+    }
+
+    @Test("a display's size of 0, below 0 or not finite is no size", arguments: [
+        PhysicalSize(width: 0, height: 54), PhysicalSize(width: 95, height: -1),
+        PhysicalSize(width: .infinity, height: 54), PhysicalSize(width: 95, height: .nan),
+    ])
+    func unusableDisplaySize(size: PhysicalSize) {
+        let device = Fixtures.device(x: 0...4095, y: 0...2559)
+        let display = ScreenTransform(device: device, displaySize: size)
+        #expect(display.sizeSource == .assumed)
+        #expect(display.deviceSize == ScreenTransform.fallbackSize)
+        let output = ScreenTransform(device: device, outputSize: size, displaySize: PhysicalSize(width: 95, height: 54))
+        #expect(output.sizeSource == .display, "an unusable output size leaves the display's")
+    }
+
     @Test("the screen size swaps width and height at 90 and 270, not at 180", arguments: Rotation.allCases)
     func screenSizeSwaps(rotation: Rotation) {
         let t = ScreenTransform(device: Self.wide, rotation: rotation)

@@ -200,6 +200,11 @@ enum DesktopSession {
             requests.compactMap { if case .focusedWindow(let app, let pid) = $0 { (app, pid) } else { nil } }
         }
 
+        /// The outputs requests, in order.
+        var outputLists: [[ClientRequest.Output]] {
+            requests.compactMap { if case .outputs(let list) = $0 { list } else { nil } }
+        }
+
         var rotations: [(degrees: Int64, output: String?)] {
             requests.compactMap { if case .rotation(let degrees, let output) = $0 { (degrees, output) } else { nil } }
         }

@@ -43,10 +43,12 @@ import Testing
 
     static let socket = PopGestureSocket.defaultPath
 
-    static func device(grab: String? = nil, sizeAssumed: Bool = false) -> ServerReply.Status.Device {
+    static func device(
+        grab: String? = nil, sizeAssumed: Bool = false, sizeSource: String? = nil, name: String = "ELAN Touchscreen"
+    ) -> ServerReply.Status.Device {
         ServerReply.Status.Device(
-            device: 0, name: "ELAN Touchscreen", path: "/dev/input/event5", kind: "touchscreen", widthMillimetres: 256,
-            heightMillimetres: 144, sizeAssumed: sizeAssumed, rotation: 90, seat: "seat0", grab: grab,
+            device: 0, name: name, path: "/dev/input/event5", kind: "touchscreen", widthMillimetres: 256,
+            heightMillimetres: 144, sizeAssumed: sizeAssumed, sizeSource: sizeSource, rotation: 90, seat: "seat0", grab: grab,
             clone: grab == nil ? nil : "/dev/input/event9")
     }
 
@@ -212,6 +214,40 @@ import Testing
                                                  "touch devices").first)
         #expect(finding.level == .warning)
         #expect(finding.text.hasSuffix("; that size is a guess"))
+    }
+
+    @Test("sizeSource assumed: a warning naming the device, with the udev rule and the hwdb entry to paste")
+    func assumedSizeFixes() throws {
+        let machine = try Machine()
+        let status = Self.status(devices: [Self.device(sizeAssumed: true, sizeSource: "assumed")])
+        let finding = try #require(Self.findings(Self.report(status, on: machine), "touch devices").first)
+        #expect(finding.level == .warning)
+        #expect(finding.text == "device 0: touchscreen \"ELAN Touchscreen\" on /dev/input/event5, 256.0 × 144.0 mm, rotation 90°, seat seat0; that size is a guess")
+        #expect(finding.details.first == "it reports no resolution and udev gives no ID_INPUT_WIDTH_MM/ID_INPUT_HEIGHT_MM, and the display it drives gives no size (the daemon's log says why: journalctl -u popgestured | grep /dev/input/event5)")
+        #expect(finding.fixes == [
+            #"measure the visible screen in mm, then set udev's size for it: echo 'ACTION!="remove", KERNEL=="event*", ATTRS{name}=="ELAN Touchscreen", ENV{ID_INPUT_WIDTH_MM}="<width mm>", ENV{ID_INPUT_HEIGHT_MM}="<height mm>"' | sudo tee /etc/udev/rules.d/61-popgestured-size.rules && sudo udevadm control --reload && sudo udevadm trigger --action=change /dev/input/event5"#,
+            #"or give its axes a resolution (units per mm: each axis's range, which libinput record shows, divided by that side in mm): printf 'evdev:name:ELAN Touchscreen:*\n EVDEV_ABS_00=::<x units per mm>\n EVDEV_ABS_01=::<y units per mm>\n EVDEV_ABS_35=::<x units per mm>\n EVDEV_ABS_36=::<y units per mm>\n' | sudo tee /etc/udev/hwdb.d/61-popgestured-size.hwdb && sudo systemd-hwdb update && sudo udevadm trigger --action=change /dev/input/event5"#,
+        ])
+    }
+
+    @Test("a quote in the device's name cannot end the rule's string or the shell's: it matches any character")
+    func quotedName() {
+        let fixes = Diagnosis.sizeFixes(name: #"Bad "Panel" it's"#, node: "/dev/input/event5")
+        #expect(fixes[0].contains(#"ATTRS{name}=="Bad ?Panel? it?s""#))
+        #expect(fixes[1].contains("printf 'evdev:name:Bad ?Panel? it?s:*"))
+    }
+
+    @Test("a size from the display is no guess: ok, and the finding says where it came from", arguments: [
+        ("display", " (the size the EDID of the display it drives gives)"),
+        ("output", " (the size of the display it drives, as the shell reports it)"),
+        ("udev", ""), ("axes", ""),
+    ])
+    func sizeFromTheDisplay(source: String, words: String) throws {
+        let machine = try Machine()
+        let status = Self.status(devices: [Self.device(sizeSource: source)])
+        let finding = try #require(Self.findings(Self.report(status, on: machine), "touch devices").first)
+        #expect(finding.level == .ok)
+        #expect(finding.text == "device 0: touchscreen \"ELAN Touchscreen\" on /dev/input/event5, 256.0 × 144.0 mm\(words), rotation 90°, seat seat0")
     }
 
     @Test("grab mode per device: its stage in words", arguments: [

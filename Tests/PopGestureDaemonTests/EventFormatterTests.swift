@@ -148,13 +148,14 @@ import Testing
     @Test("status: devices, navigators and clients as tables, then how many")
     func statusTable() throws {
         let status = try Self.status("""
-            {"type":"status","version":1,"devices":[{"device":0,"name":"ELAN Touchscreen","path":"/dev/input/event5","kind":"touchscreen"}],\
+            {"type":"status","version":1,"devices":[{"device":0,"name":"ELAN Touchscreen","path":"/dev/input/event5","kind":"touchscreen",\
+            "rotation":90,"rotationSource":"shell","output":"eDP-1"}],\
             "navigators":[{"navigator":"main","owner":3,"pages":2,"front":true}],\
             "clients":[{"client":3,"name":"x","pid":123,"uid":1000,"gid":1000,"observer":false},{"client":12,"pid":9,"uid":0,"gid":0,"observer":true}]}
             """)
         #expect(StatusTable.render(status) == [
-            "DEVICE  KIND         PATH               NAME",
-            "0       touchscreen  /dev/input/event5  ELAN Touchscreen",
+            "DEVICE  KIND         PATH               NAME              ROTATION",
+            "0       touchscreen  /dev/input/event5  ELAN Touchscreen  90° shell (eDP-1)",
             "",
             "NAVIGATOR  OWNER  PAGES  FRONT",
             "main       3      2      yes",

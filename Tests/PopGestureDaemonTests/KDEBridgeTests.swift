@@ -1,5 +1,4 @@
 import Foundation
-import PopGestureCore
 import PopGestureProtocol
 import Testing
 @testable import popgesturectl
@@ -126,8 +125,7 @@ struct KDEBridgeTests {
         for line in recorder.focusLines {
             #expect(line.app == nil ? line.pid == nil : line.pid == pids[line.app!], "every line's pid is its window's: \(line)")
         }
-        // The bridge sends KWin's outputs (once ShellLink takes them), not a rotation. Here it
-        // has no Wayland display (bus.environment names none, and there is no wayland-0):
+        // The bridge sends KWin's outputs, never a rotation. Here it has no Wayland display (bus.environment names none, and there is no wayland-0):
         // one line says so, and the focus above came all the same.
         #expect(recorder.rotations.isEmpty)
         #expect(bridge.err.contains("cannot connect to the Wayland display wayland-0") && bridge.err.contains("the outputs are not sent"),
@@ -150,19 +148,23 @@ struct KDEBridgeTests {
     /// outputs last reported or the time is up; returns every list reported.
     static func outputs(
         from devices: KDEOutputDevices, _ tracker: inout KDEOutputTracker, seconds: Double = 20,
-        until condition: ([OutputReport]) -> Bool
-    ) throws -> [[OutputReport]] {
-        var lists: [[OutputReport]] = []
+        until condition: ([ClientRequest.Output]) -> Bool
+    ) -> [[ClientRequest.Output]] {
+        var lists: [[ClientRequest.Output]] = []
         _ = PopGestureCtlDaemonTests.within(seconds: seconds) {
             for event in (try? devices.dispatch()) ?? [] {
-                for case .outputs(let list) in tracker.handle(event) { lists.append(list) }
+                for case .outputs(let list) in tracker.handle(event) { lists.append(list.outputs) }
             }
             return lists.last.map(condition) ?? false
         }
         return lists
     }
 
-    @Test("KWin's outputs through kde-output-device-v2: name, rotation, size; a turn from kscreen-doctor is seen",
+    static func output(_ name: String, _ rotation: Int64) -> ClientRequest.Output {
+        ClientRequest.Output(name: name, rotation: rotation)
+    }
+
+    @Test("KWin's outputs through kde-output-device-v2: name, rotation, size; a turn from kscreen-doctor is sent",
           .timeLimit(.minutes(2)))
     func reportsOutputs() throws {
         let bus = try DesktopSession.Bus()
@@ -172,25 +174,34 @@ struct KDEBridgeTests {
         #expect(devices.offersDevices)
         var tracker = KDEOutputTracker()
         // KWin 5.27's virtual outputs have no physical size (it says -1 × -1 mm): none is sent.
-        let upright = [OutputReport(name: "Virtual-0", rotation: .none), OutputReport(name: "Virtual-1", rotation: .none)]
-        let first = try Self.outputs(from: devices, &tracker) { $0.count == 2 }
+        let upright = [Self.output("Virtual-0", 0), Self.output("Virtual-1", 0)]
+        let first = Self.outputs(from: devices, &tracker) { $0.count == 2 }
         #expect(first.last == upright, "\(first)")
 
-        // And the real bridge, its outputs logged with --verbose.
+        // And the real bridge, to a stand-in daemon: the same list, as the outputs request.
         let recorder = try DesktopSession.Recorder(in: bus.directory)
         let bridge = try Background(
             ["bridge", "kde", "--verbose", "--script", Self.script, "--socket", recorder.path, "--wayland-display", kwin.display],
             in: bus.directory, name: "bridge", environment: bus.environment)
-        #expect(bridge.waitForError(seconds: 20) { $0.contains("outputs: Virtual-0 0°, Virtual-1 0°") }, "\(bridge.err)")
+        #expect(PopGestureCtlDaemonTests.within(seconds: 20) { recorder.outputLists.last == upright },
+                "\(recorder.outputLists)\n\(bridge.err)")
+        #expect(bridge.err.contains("outputs: Virtual-0 0°, Virtual-1 0°"), "\(bridge.err)")
 
         // kscreen-doctor's left is KScreen's Left, KWin's transform 90: the daemon's rotation 90.
         try kwin.rotate("Virtual-0", "left")
-        let turned = try Self.outputs(from: devices, &tracker) { $0.first?.rotation != Rotation.none }
-        #expect(turned.last == [OutputReport(name: "Virtual-0", rotation: .clockwise90), upright[1]], "\(turned)")
-        #expect(bridge.waitForError(seconds: 20) { $0.contains("outputs: Virtual-0 90°, Virtual-1 0°") }, "\(bridge.err)")
+        let turned = [Self.output("Virtual-0", 90), Self.output("Virtual-1", 0)]
+        let seen = Self.outputs(from: devices, &tracker) { $0.first?.rotation != 0 }
+        #expect(seen.last == turned, "\(seen)")
+        #expect(PopGestureCtlDaemonTests.within(seconds: 20) { recorder.outputLists.last == turned },
+                "\(recorder.outputLists)\n\(bridge.err)")
         try kwin.rotate("Virtual-1", "inverted")
-        let inverted = try Self.outputs(from: devices, &tracker) { $0.last?.rotation != Rotation.none }
-        #expect(inverted.last?.map(\.rotation) == [.clockwise90, .upsideDown], "\(inverted)")
+        let inverted = Self.outputs(from: devices, &tracker) { $0.last?.rotation != 0 }
+        #expect(inverted.last?.map(\.rotation) == [90, 180], "\(inverted)")
+        #expect(PopGestureCtlDaemonTests.within(seconds: 20) { recorder.outputLists.last?.map(\.rotation) == [90, 180] },
+                "\(recorder.outputLists)\n\(bridge.err)")
+        // Each list once: a change is sent, a repeat is not.
+        #expect(recorder.outputLists.map { $0.map(\.rotation) } == [[0, 0], [90, 0], [90, 180]], "\(recorder.outputLists)")
+        #expect(recorder.rotations.isEmpty)
         #expect(bridge.process.isRunning, "\(bridge.err)")
     }
 

@@ -203,4 +203,74 @@ import PopGestureProtocol
         #expect(OutputRotation(degrees: 180, output: String(repeating: "x", count: 257))?.output == nil)
         #expect(OutputRotation(degrees: 180, output: "DSI-1")?.description == "180° on DSI-1")
     }
+
+    static let tablet = OutputList([
+        ClientRequest.Output(
+            name: "DSI-1", rotation: 90, widthMillimetres: 68, heightMillimetres: 136, isBuiltIn: true,
+            inputs: ["1046:911:Goodix_Capacitive_TouchScreen"]),
+        ClientRequest.Output(name: "HDMI-A-1", rotation: 0),
+    ])
+
+    @Test("the outputs go after the window at hello, then at each change only; the same list again is not sent")
+    func outputs() throws {
+        var link = ShellLink(name: "popgesturectl bridge test")
+        #expect(link.outputsChanged(Self.tablet) == [.verbose(
+            "outputs: DSI-1 90° 68×136 mm built-in (inputs 1046:911:Goodix_Capacitive_TouchScreen), HDMI-A-1 0° (popgestured not connected)")])
+        _ = link.focused(Self.one)
+        let hello = try Self.request(link.connected()[0])
+        #expect(try Self.sends(link.outputsChanged(Self.tablet)).isEmpty, "nothing before the hello's reply")
+        _ = link.textDirectionChanged(.rightToLeft)
+        let answered = link.received(Self.helloReply(hello.id))
+        #expect(try Self.sends(answered) == [
+            .focusedWindow(app: "one", pid: 100), .outputs(Self.tablet.outputs), .textDirection(.rightToLeft),
+        ])
+        #expect(try Self.sends(link.outputsChanged(Self.tablet)).isEmpty)
+        let docked = OutputList([ClientRequest.Output(name: "HDMI-A-1", rotation: 0)])
+        #expect(try Self.sends(link.outputsChanged(docked)) == [.outputs([ClientRequest.Output(name: "HDMI-A-1", rotation: 0)])])
+        #expect(try Self.sends(link.outputsChanged(OutputList([]))) == [.outputs([])], "no enabled output is a list too")
+        #expect(try Self.sends(link.focused(Self.two)) == [.focusedWindow(app: "two", pid: 200)], "a window change sends no outputs")
+    }
+
+    @Test("after a reconnect the new hello resends the outputs; a refused list is logged, not resent")
+    func outputsAfterReconnect() throws {
+        var link = try Self.ready()
+        _ = link.focused(Self.two)
+        let sent = link.outputsChanged(Self.tablet)
+        let id = try Self.request(sent.last!).id
+        let refused = MessageCodec.encode(
+            .error(ProtocolError(.unknownType, "\"type\" \"outputs\" is not a request", request: "outputs", id: id)), id: id)
+        #expect(link.received(refused) == [.log("popgestured refused a request: unknown-type: \"type\" \"outputs\" is not a request")])
+        #expect(try Self.sends(link.outputsChanged(Self.tablet)).isEmpty, "the same list is not sent again")
+
+        _ = link.closed()
+        let hello = try Self.request(link.connected()[0])
+        #expect(try Self.sends(link.received(Self.helloReply(hello.id)))
+                    == [.focusedWindow(app: "two", pid: 200), .outputs(Self.tablet.outputs)])
+    }
+
+    @Test("an output list keeps what the protocol takes: 16 outputs of 16 inputs, names of 1 to 256 bytes once, sizes above 0")
+    func outputListBounds() throws {
+        let many = (0..<20).map { ClientRequest.Output(name: "O-\($0)", rotation: 0) }
+        #expect(OutputList(many).outputs.map(\.name) == (0..<16).map { "O-\($0)" })
+        let odd = OutputList([
+            ClientRequest.Output(name: "", rotation: 0),
+            ClientRequest.Output(name: String(repeating: "x", count: 257), rotation: 0),
+            ClientRequest.Output(name: "A", rotation: 45),
+            ClientRequest.Output(
+                name: "B", rotation: 180, widthMillimetres: 0, heightMillimetres: 0,
+                inputs: ["", String(repeating: "i", count: 257), "t", "t"] + (0..<20).map { "in\($0)" }),
+            ClientRequest.Output(name: "B", rotation: 90),
+            ClientRequest.Output(name: "C", rotation: 270, widthMillimetres: -5, heightMillimetres: .infinity),
+        ])
+        #expect(odd.outputs == [
+            ClientRequest.Output(name: "B", rotation: 180, inputs: ["t"] + (0..<15).map { "in\($0)" }),
+            ClientRequest.Output(name: "C", rotation: 270),
+        ])
+        // What the bridge sends, the daemon's codec takes.
+        let line = RequestCodec.encode(IdentifiedRequest(.outputs(odd.outputs)))
+        #expect(try RequestCodec.decode(line).request == .outputs(odd.outputs))
+        #expect(OutputList([]).description == "no enabled output")
+        #expect(OutputList.isBuiltIn("eDP-1") && OutputList.isBuiltIn("LVDS-1") && OutputList.isBuiltIn("DSI-2"))
+        #expect(!OutputList.isBuiltIn("HDMI-A-1") && !OutputList.isBuiltIn("HEADLESS-1") && !OutputList.isBuiltIn("screen"))
+    }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import PopGestureProtocol
 import Testing
+@testable import popgesturectl
 
 #if canImport(Glibc)
 import Glibc
@@ -27,15 +29,17 @@ struct SwayBridgeTests {
 
         static let unprivileged: UInt32 = 65534  // nobody
 
-        /// `xwayland`: X11 clients may connect; off, sway starts faster.
-        init(xwayland: Bool = false) throws {
+        /// `xwayland`: X11 clients may connect; off, sway starts faster. `config`: more
+        /// lines for sway's config.
+        init(xwayland: Bool = false, config extra: String = "") throws {
             let sway = try PopGestureCtlDaemonTests.tool("sway", package: "sway")
             swaymsg = try PopGestureCtlDaemonTests.tool("swaymsg", package: "sway")
             foot = try PopGestureCtlDaemonTests.tool("foot", package: "foot")
             directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("popgestured-sway-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let config = directory.appendingPathComponent("config")
-            try Data(((xwayland ? "" : "xwayland disable\n") + "output HEADLESS-1 resolution 1280x800\n").utf8).write(to: config)
+            try Data(((xwayland ? "" : "xwayland disable\n") + "output HEADLESS-1 resolution 1280x800\n" + extra).utf8)
+                .write(to: config)
             let logFile = directory.appendingPathComponent("sway.log")
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
 
@@ -288,5 +292,111 @@ struct SwayBridgeTests {
         #expect(bridge.process.terminationStatus == 0, "\(bridge.err)")
         #expect(bridge.err.contains("popgesturectl bridge sway: sway is exiting; done")
                     || bridge.err.contains("popgesturectl bridge sway: sway closed its IPC socket; done"), "\(bridge.err)")
+    }
+
+    /// The next `outputs` the bridge sends, skipping other lines; nil when none came.
+    static func nextOutputs(from standIn: WlrootsBridgeTests.StandInDaemon, lines: Int = 10) throws -> ClientRequest? {
+        for _ in 0..<lines {
+            guard let line = try standIn.line() else { return nil }
+            let request = try RequestCodec.decode(line).request
+            if case .outputs = request { return request }
+        }
+        return nil
+    }
+
+    /// The next `outputs` the bridge sends that is `expected`, skipping the other lines (a
+    /// change in sway may come as more than one output event); nil when none came.
+    static func waitForOutputs(
+        _ expected: [ClientRequest.Output], from standIn: WlrootsBridgeTests.StandInDaemon, lines: Int = 10
+    ) throws -> [ClientRequest]? {
+        var seen: [ClientRequest] = []
+        for _ in 0..<lines {
+            guard let line = try standIn.line() else { break }
+            let request = try RequestCodec.decode(line).request
+            seen.append(request)
+            if request == .outputs(expected) { return seen }
+        }
+        Issue.record("the bridge did not send \(expected); it sent \(seen)")
+        return nil
+    }
+
+    @Test("the lines a daemon receives: sway's active outputs with the config's map_to_output, again at each output change",
+          .timeLimit(.minutes(2)))
+    func outputs() throws {
+        let sway = try HeadlessSway(config: """
+            input "1267:10780:ELAN_Touchscreen" map_to_output HEADLESS-1
+            input 1046:911:Goodix_Capacitive_TouchScreen {
+                map_to_output HEADLESS-2
+            }
+
+            """)
+        let standIn = try WlrootsBridgeTests.StandInDaemon(in: sway.directory)
+        // sway's Wayland display too, for the sizes (headless outputs have none: 0 × 0).
+        let bridge = try Background(
+            ["bridge", "sway", "--verbose", "--sway-socket", sway.ipcSocket, "--socket", standIn.path],
+            in: sway.directory, name: "bridge",
+            environment: ["WAYLAND_DISPLAY": sway.directory.appendingPathComponent("wayland-1").path])
+        try standIn.accept()
+        #expect(try standIn.greet() == .hello(versions: ProtocolVersion.supported, name: "popgesturectl bridge sway", role: .shell))
+        let panel = ClientRequest.Output(name: "HEADLESS-1", rotation: 0, inputs: ["1267:10780:ELAN_Touchscreen"])
+        // No window, and the one output; which goes first depends on what reached the bridge first.
+        let first = try Set([standIn.request().request, standIn.request().request])
+        #expect(first == [.focusedWindow(app: nil, pid: nil), .outputs([panel])], "\(bridge.err)")
+
+        // sway 1.7 has no output events: the bridge reads the outputs again at the next
+        // workspace event, which `change` makes (sway 1.8 would not need it).
+        func change(_ command: String) throws {
+            try sway.command(command)
+            try sway.command("workspace 2")
+            try sway.command("workspace 1")
+        }
+        // sway's 90 turns the picture clockwise: wl_output's 270 (xrandr's right), the daemon's 270.
+        try change("output HEADLESS-1 transform 90")
+        var turned = panel
+        turned.rotation = 270
+        #expect(try Self.waitForOutputs([turned], from: standIn) == [.outputs([turned])], "one line for one change\n\(bridge.err)")
+
+        // A second output: it is listed after the first, with its own mapping.
+        try change("create_output")
+        let second = ClientRequest.Output(name: "HEADLESS-2", rotation: 0, inputs: ["1046:911:Goodix_Capacitive_TouchScreen"])
+        #expect(try Self.waitForOutputs([turned, second], from: standIn) != nil, "\(bridge.err)")
+        try change("output HEADLESS-2 transform flipped-270")
+        var flipped = second
+        flipped.rotation = 90
+        #expect(try Self.waitForOutputs([turned, flipped], from: standIn) != nil, "a flipped transform sends its turn\n\(bridge.err)")
+        // Headless outputs cannot be disabled (wlroots fails the commit): SwayOutputsTests
+        // shows that an inactive output is left out.
+
+        // The daemon goes away and comes back: the outputs again after the new hello.
+        standIn.hangUp()
+        try standIn.accept()
+        _ = try standIn.greet()
+        let again = try Set([standIn.request().request, standIn.request().request])
+        #expect(again == [.focusedWindow(app: nil, pid: nil), .outputs([turned, flipped])], "\(bridge.err)")
+        #expect(bridge.err.contains("outputs: HEADLESS-1 270° (inputs 1267:10780:ELAN_Touchscreen)"), "--verbose: \(bridge.err)")
+        #expect(!bridge.err.contains("physical sizes"), "it reached sway's wlr-output-management: \(bridge.err)")
+    }
+
+    @Test("the real daemon takes the sway bridge's outputs: each is answered ok, none refused", .timeLimit(.minutes(1)))
+    func daemonTakesOutputs() throws {
+        let sway = try HeadlessSway()
+        let daemon = try Daemon()
+        // A Wayland display that is not there costs the sizes only.
+        let bridge = try Background(
+            ["bridge", "sway", "--verbose", "--sway-socket", sway.ipcSocket, "--socket", daemon.socket],
+            in: daemon.directory, name: "bridge", environment: ["WAYLAND_DISPLAY": "/nonexistent/wayland-9"])
+        #expect(bridge.waitForError(seconds: 10) { $0.contains("connected to popgestured as the shell") }, "\(bridge.err)")
+        #expect(bridge.err.contains(
+            "cannot connect to the Wayland display /nonexistent/wayland-9: No such file or directory: outputs are sent without "
+                + "their physical sizes"), "\(bridge.err)")
+        try sway.command("output HEADLESS-1 transform 180")
+        try sway.command("workspace 2")  // sway 1.7 has no output events; see outputs()
+        #expect(bridge.waitForError(seconds: 10) { $0.contains("outputs: HEADLESS-1 180°") }, "\(bridge.err)")
+        // A status after the outputs: its reply comes after theirs, so a refusal would be in by then.
+        _ = Self.status(daemon)
+        usleep(300_000)
+        #expect(!bridge.err.contains("refused"), "\(bridge.err)")
+        #expect(Self.status(daemon)?.focus["source"] as? String == "shell", "the bridge is still the shell")
+        #expect(bridge.interrupt() == 0)
     }
 }

@@ -262,9 +262,10 @@ struct WlrootsBridgeTests {
 
     static let one = ClientRequest.focusedWindow(app: "One", pid: nil)
     static let two = ClientRequest.focusedWindow(app: "Two", pid: nil)
-    static func rotation(_ degrees: Int64) -> ClientRequest { .rotation(degrees: degrees, output: "HEADLESS-1") }
+    /// phoc's one headless output, turned `degrees`: it has no physical size and is not built in.
+    static func outputs(_ degrees: Int64) -> ClientRequest { .outputs([ClientRequest.Output(name: "HEADLESS-1", rotation: degrees)]) }
 
-    @Test("the lines a daemon receives: the focused window and the output's rotation at hello, each change in order, both again after a reconnect",
+    @Test("the lines a daemon receives: the focused window and the outputs at hello, each change in order, both again after a reconnect",
           .timeLimit(.minutes(2)))
     func linesInOrder() throws {
         let phoc = try HeadlessPhoc()
@@ -277,38 +278,38 @@ struct WlrootsBridgeTests {
 
         try standIn.accept()
         #expect(try standIn.greet() == .hello(versions: ProtocolVersion.supported, name: "popgesturectl bridge wlroots", role: .shell))
-        // The window and the rotation known at start; which goes first depends on whether the
+        // The window and the outputs known at start; which goes first depends on whether the
         // hello's answer or phoc's first lists reach the bridge first.
         let first = try Set([standIn.request().request, standIn.request().request])
-        #expect(first == [Self.two, Self.rotation(0)], "\(bridge.err)")
+        #expect(first == [Self.two, Self.outputs(0)], "\(bridge.err)")
 
         try phoc.activate("One")
         #expect(try standIn.request().request == Self.one, "phoc deactivates Two and activates One: one line\n\(bridge.err)")
         try phoc.activate("Two")
         #expect(try standIn.request().request == Self.two, "\(bridge.err)")
         try phoc.transform("90")
-        #expect(try standIn.request().request == Self.rotation(90), "\(bridge.err)")
+        #expect(try standIn.request().request == Self.outputs(90), "\(bridge.err)")
         try phoc.transform("270")
-        #expect(try standIn.request().request == Self.rotation(270), "\(bridge.err)")
+        #expect(try standIn.request().request == Self.outputs(270), "\(bridge.err)")
         try phoc.transform("flipped-180")
-        #expect(try standIn.request().request == Self.rotation(180), "a mirrored output: its rotation part\n\(bridge.err)")
+        #expect(try standIn.request().request == Self.outputs(180), "a mirrored output: its rotation part\n\(bridge.err)")
         #expect(bridge.waitForError(seconds: 5) { $0.contains("output HEADLESS-1 is mirrored (transform flipped-180)") }, "\(bridge.err)")
         try phoc.transform("normal")
-        #expect(try standIn.request().request == Self.rotation(0), "\(bridge.err)")
-        // The daemon refuses rotation until the engine turns with the screen: logged, not resent.
+        #expect(try standIn.request().request == Self.outputs(0), "\(bridge.err)")
+        // A refusal is logged, not resent.
         let refusal = MessageCodec.encode(
-            .error(ProtocolError(.invalidField, "not yet", request: "rotation", id: .integer(99))), id: .integer(99))
+            .error(ProtocolError(.invalidField, "not yet", request: "outputs", id: .integer(99))), id: .integer(99))
         try standIn.send(refusal)
         #expect(bridge.waitForError(seconds: 5) { $0.contains("popgestured refused a request: invalid-field: not yet") }, "\(bridge.err)")
 
-        // The daemon goes away and comes back: a new hello, then the window and rotation again.
+        // The daemon goes away and comes back: a new hello, then the window and outputs again.
         standIn.hangUp()
         try standIn.accept()
         #expect(try standIn.greet() == .hello(versions: ProtocolVersion.supported, name: "popgesturectl bridge wlroots", role: .shell))
         #expect(try standIn.request().request == Self.two, "\(bridge.err)")
-        #expect(try standIn.request().request == Self.rotation(0), "\(bridge.err)")
+        #expect(try standIn.request().request == Self.outputs(0), "\(bridge.err)")
         #expect(bridge.err.contains("focus: app One, pid unknown"), "--verbose logs each change: \(bridge.err)")
-        #expect(bridge.err.contains("rotation: 90° on HEADLESS-1"), "\(bridge.err)")
+        #expect(bridge.err.contains("outputs: HEADLESS-1 90°"), "\(bridge.err)")
         #expect(!bridge.err.contains("focus: no window"), "never \"no window\" between two windows: \(bridge.err)")
 
         // phoc exits, as at logout: the bridge ends with 0 and says so.
@@ -344,6 +345,7 @@ struct WlrootsBridgeTests {
         #expect(X11BridgeTests.focus(reply).source == "shell", "after the restart: \(reply)\n\(bridge.err)")
         #expect(X11BridgeTests.focus(reply).app == "One", "after the restart: \(reply)\n\(bridge.err)")
         #expect(bridge.err.contains("popgestured closed the connection; connecting again"), "\(bridge.err)")
+        #expect(!bridge.err.contains("refused"), "the daemon takes the outputs: \(bridge.err)")
         #expect(bridge.interrupt() == 0, "\(bridge.err)")
     }
 

@@ -1,3 +1,4 @@
+import PopGestureProtocol
 import Testing
 @testable import popgesturectl
 
@@ -57,20 +58,31 @@ import Testing
         #expect(FocusedWindow(app: String(repeating: "a", count: 256), pid: nil).app != nil, "256 bytes is still an app id")
     }
 
-    @Test("the rotation is the built-in panel's, else the first enabled output's; applied at the manager's done")
-    func touchOutput() {
+    /// `.outputs` of these, as the bridge sends them.
+    static func outputs(_ outputs: ClientRequest.Output...) -> FocusSourceEvent { .outputs(OutputList(outputs)) }
+
+    @Test("every enabled output in the compositor's order, with its rotation, size and built-in; applied at the manager's done")
+    func enabledOutputs() {
         var tracker = WlrootsTracker()
-        #expect(Self.feed(&tracker, Self.output(1, "HDMI-A-1", transform: 1) + Self.output(2, "DSI-1", transform: 3)).isEmpty)
-        #expect(tracker.handle(.outputsDone) == [Self.rotated(270, "DSI-1")], "DSI-1 is the built-in panel")
-        #expect(Self.feed(&tracker, [.headEnabled(2, false), .outputsDone]) == [Self.rotated(90, "HDMI-A-1")], "panel off: the first enabled")
-        #expect(Self.feed(&tracker, [.headEnabled(2, true), .headTransform(2, 1), .outputsDone]) == [Self.rotated(90, "DSI-1")])
-        #expect(Self.feed(&tracker, [.headTransform(1, 2), .outputsDone]).isEmpty, "the external output's turn is not the touchscreen's")
-        #expect(Self.feed(&tracker, [.headFinished(2), .outputsDone]) == [Self.rotated(180, "HDMI-A-1")], "the panel gone")
-        #expect(Self.feed(&tracker, [.headEnabled(1, false), .outputsDone]).isEmpty, "no enabled output: nothing to say")
+        let heads = Self.output(1, "HDMI-A-1", transform: 1) + [.headPhysicalSize(1, width: 600, height: 340)]
+            + Self.output(2, "DSI-1", transform: 3) + [.headPhysicalSize(2, width: 68, height: 136)]
+        #expect(Self.feed(&tracker, heads).isEmpty, "nothing before the manager's done")
+        let hdmi = ClientRequest.Output(name: "HDMI-A-1", rotation: 90, widthMillimetres: 600, heightMillimetres: 340)
+        var dsi = ClientRequest.Output(name: "DSI-1", rotation: 270, widthMillimetres: 68, heightMillimetres: 136, isBuiltIn: true)
+        #expect(tracker.handle(.outputsDone) == [Self.outputs(hdmi, dsi)], "DSI-1 is a built-in panel")
+        #expect(Self.feed(&tracker, [.headEnabled(2, false), .outputsDone]) == [Self.outputs(hdmi)], "a disabled output is not listed")
+        dsi.rotation = 90
+        #expect(Self.feed(&tracker, [.headEnabled(2, true), .headTransform(2, 1), .outputsDone]) == [Self.outputs(hdmi, dsi)])
+        #expect(Self.feed(&tracker, [.headTransform(2, 1), .outputsDone]).isEmpty, "the same list is not sent again")
+        #expect(Self.feed(&tracker, [.headFinished(1), .outputsDone]) == [Self.outputs(dsi)], "an output gone")
+        #expect(Self.feed(&tracker, [.headEnabled(2, false), .outputsDone]) == [Self.outputs()], "no enabled output: an empty list")
 
         var laptop = WlrootsTracker()
         _ = Self.feed(&laptop, Self.output(7, "DP-1") + Self.output(8, "eDP-1", transform: 2) + Self.output(9, "LVDS-1"))
-        #expect(laptop.handle(.outputsDone) == [Self.rotated(180, "eDP-1")], "eDP and LVDS are built-in too")
+        #expect(laptop.handle(.outputsDone) == [Self.outputs(
+            ClientRequest.Output(name: "DP-1", rotation: 0), ClientRequest.Output(name: "eDP-1", rotation: 180, isBuiltIn: true),
+            ClientRequest.Output(name: "LVDS-1", rotation: 0, isBuiltIn: true))],
+            "eDP and LVDS are built-in too; a size of 0 × 0 (headless) is unknown")
     }
 
     @Test("wl_output transforms as rotation: N × 90 is N × 90 clockwise; the flipped ones are mirror and turn",
@@ -82,28 +94,34 @@ import Testing
         #expect(rotation?.flipped == flipped)
     }
 
-    @Test("a mirrored output sends its rotation part and logs once; a transform outside 0 to 7 sends nothing, logged")
+    @Test("a mirrored output sends its rotation part and logs once; a transform outside 0 to 7 leaves the output out, logged")
     func oddTransforms() {
         var tracker = WlrootsTracker()
         let flipped = Self.feed(&tracker, Self.output(1, "DSI-1", transform: 5) + [.outputsDone])
         #expect(flipped == [
             .log("output DSI-1 is mirrored (transform flipped-90): only its rotation, 90°, is sent; popgestured does not mirror touches"),
-            Self.rotated(90, "DSI-1"),
+            Self.outputs(ClientRequest.Output(name: "DSI-1", rotation: 90, isBuiltIn: true)),
         ])
-        #expect(Self.feed(&tracker, [.headTransform(1, 6), .outputsDone]) == [Self.rotated(180, "DSI-1")], "logged once")
+        #expect(Self.feed(&tracker, [.headTransform(1, 6), .outputsDone])
+            == [Self.outputs(ClientRequest.Output(name: "DSI-1", rotation: 180, isBuiltIn: true))], "logged once")
         #expect(WlrootsTracker.rotation(fromTransform: 8) == nil)
         let odd = Self.feed(&tracker, [.headTransform(1, 9), .outputsDone])
-        #expect(odd == [.log("output DSI-1 has transform 9, which wl_output does not define (0 to 7): its rotation is not sent")])
+        #expect(odd == [
+            .log("output DSI-1 has transform 9, which wl_output does not define (0 to 7): it is left out of the outputs"),
+            Self.outputs(),
+        ])
     }
 
-    @Test("an output name past 256 bytes is sent as unnamed, and shown quoted when odd")
+    @Test("an output name past 256 bytes leaves the output out, logged; odd names are shown quoted")
     func outputNames() {
         var tracker = WlrootsTracker()
-        let events = Self.feed(&tracker, Self.output(1, String(repeating: "x", count: 300)) + [.outputsDone])
+        let events = Self.feed(&tracker, Self.output(1, String(repeating: "x", count: 300)) + Self.output(2, "A") + [.outputsDone])
         #expect(events.count == 2)
-        #expect(events.last == Self.rotated(0, nil))
+        #expect(events.first.map { if case .log(let line) = $0 { line.contains("300 bytes") } else { false } } == true, "\(events)")
+        #expect(events.last == Self.outputs(ClientRequest.Output(name: "A", rotation: 0)))
         #expect(OutputRotation(degrees: 90, output: "DSI\u{1b}1")?.description == #"90° on "DSI\u{1b}1""#)
         #expect(OutputRotation(degrees: 45, output: "DSI-1") == nil, "only the four the protocol takes")
+        #expect(OutputList([ClientRequest.Output(name: "DSI\u{1b}1", rotation: 90)]).description == #""DSI\u{1b}1" 90°"#)
     }
 
     @Test("at start, no activated window is reported as no window; a finished list ends the bridge")
@@ -119,7 +137,11 @@ import Testing
 
     @Test("what came in one read is one report: a task switch's \"no window\" in between is dropped")
     func oneReportPerRead() {
-        let events: [FocusSourceEvent] = [Self.focus(nil), Self.rotated(0, "A"), Self.focus("One"), .log("x"), Self.rotated(90, "A")]
-        #expect(WlrootsSource.lastOfEach(events) == [Self.focus("One"), .log("x"), Self.rotated(90, "A")])
+        let a0 = Self.outputs(ClientRequest.Output(name: "A", rotation: 0))
+        let a90 = Self.outputs(ClientRequest.Output(name: "A", rotation: 90))
+        let events: [FocusSourceEvent] = [
+            Self.focus(nil), Self.rotated(0, "A"), a0, Self.focus("One"), .log("x"), Self.rotated(90, "A"), a90,
+        ]
+        #expect(WlrootsSource.lastOfEach(events) == [Self.focus("One"), .log("x"), Self.rotated(90, "A"), a90])
     }
 }

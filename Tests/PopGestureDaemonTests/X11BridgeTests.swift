@@ -1,5 +1,7 @@
 import Foundation
+import PopGestureProtocol
 import Testing
+@testable import popgesturectl
 
 #if canImport(Glibc)
 import Glibc
@@ -249,6 +251,8 @@ struct X11BridgeTests {
         #expect(Self.focus(reply).app == "Two", "after the restart: \(reply)\n\(bridge.err)")
         #expect(bridge.err.contains("popgestured closed the connection; connecting again"), "\(bridge.err)")
         #expect(bridge.err.contains("connected to popgestured as the shell"), "\(bridge.err)")
+        #expect(bridge.err.contains("outputs: screen 0°"), "Xvfb's one output: \(bridge.err)")
+        #expect(!bridge.err.contains("refused"), "the daemon takes the outputs: \(bridge.err)")
 
         // The X server goes away (the session ends): the bridge ends with 0 and says why.
         x.stopServer()
@@ -330,5 +334,79 @@ struct X11BridgeTests {
         let result = try PopGestureCtlCommandTests.run(["bridge", "x11", "--display", ":999", "--socket", "/nonexistent/x.sock"])
         #expect(result.status == 2)
         #expect(result.err.contains("cannot open the X display :999"), "\(result.err)")
+    }
+
+    // MARK: Outputs (RandR)
+
+    @Test("RandR rotation bits as the daemon's rotation: RR_Rotate_90 (xrandr's left) is 90, as wl_output's 90 is",
+          arguments: [(1, 90 - 90), (2, 90), (4, 180), (8, 270), (2 | 16, 90), (8 | 32, 270), (0, -1), (3, -1), (16, -1)]
+              as [(UInt16, Int64)])
+    func randrRotation(bits: UInt16, degrees: Int64) {
+        #expect(X11Outputs.rotation(fromRandR: bits) == (degrees < 0 ? nil : degrees))
+    }
+
+    @Test("the outputs are the connected ones with a CRTC, with their size when RandR knows it and built-in by name")
+    func randrList() {
+        let outputs = [
+            XDisplay.RandROutput(name: "eDP-1", connected: true, enabled: true, rotation: 2, widthMillimetres: 256, heightMillimetres: 144),
+            XDisplay.RandROutput(name: "HDMI-1", connected: true, enabled: false, rotation: 0, widthMillimetres: 600, heightMillimetres: 340),
+            XDisplay.RandROutput(name: "DP-1", connected: false, enabled: false, rotation: 0, widthMillimetres: 0, heightMillimetres: 0),
+            XDisplay.RandROutput(name: "screen", connected: true, enabled: true, rotation: 1, widthMillimetres: 0, heightMillimetres: 0),
+        ]
+        #expect(X11Outputs.list(outputs) == OutputList([
+            ClientRequest.Output(name: "eDP-1", rotation: 90, widthMillimetres: 256, heightMillimetres: 144, isBuiltIn: true),
+            ClientRequest.Output(name: "screen", rotation: 0),
+        ]))
+    }
+
+    @Test("on Xvfb the bridge sends its one output, screen, 0° and no size (Xvfb has no rotation and 0 mm)",
+          .timeLimit(.minutes(1)))
+    func xvfbOutputs() throws {
+        let x = try XSession()
+        let standIn = try WlrootsBridgeTests.StandInDaemon(in: x.directory)
+        let bridge = try Background(
+            ["bridge", "x11", "--verbose", "--display", x.display, "--socket", standIn.path], in: x.directory, name: "bridge")
+        try standIn.accept()
+        #expect(try standIn.greet() == .hello(versions: ProtocolVersion.supported, name: "popgesturectl bridge x11", role: .shell))
+        let first = try Set([standIn.request().request, standIn.request().request])
+        #expect(first == [
+            .focusedWindow(app: "Two", pid: Int64(x.pids["Two"]!)), .outputs([ClientRequest.Output(name: "screen", rotation: 0)]),
+        ], "\(bridge.err)")
+        #expect(bridge.interrupt() == 0)
+    }
+
+    @Test("under Xwayland the bridge follows RandR: sway's transform 90 (xrandr's right) is 270, as the sway bridge says",
+          .timeLimit(.minutes(2)))
+    func xwaylandOutputs() throws {
+        _ = try PopGestureCtlDaemonTests.tool("Xwayland", package: "xwayland")
+        let xhost = try PopGestureCtlDaemonTests.tool("xhost", package: "x11-xserver-utils")
+        let xrandr = try PopGestureCtlDaemonTests.tool("xrandr", package: "x11-xserver-utils")
+        let sway = try SwayBridgeTests.HeadlessSway(xwayland: true)
+        // sway starts Xwayland for its first X client, as sway's user; this one lets us in.
+        let file = sway.directory.appendingPathComponent("display").path
+        try sway.command("exec sh -c 'echo $DISPLAY > \(file); \(xhost) +si:localuser:\(String(cString: getpwuid(getuid())!.pointee.pw_name))'")
+        var display = ""
+        #expect(PopGestureCtlDaemonTests.within(seconds: 20) {
+            display = ((try? String(contentsOfFile: file, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            return !display.isEmpty && (try? WlrootsBridgeTests.HeadlessPhoc.run(xrandr, ["--display", display])) != nil
+        }, "Xwayland did not let us in (\(display))\n\(sway.log)")
+
+        let standIn = try WlrootsBridgeTests.StandInDaemon(in: sway.directory)
+        let bridge = try Background(
+            ["bridge", "x11", "--verbose", "--display", display, "--socket", standIn.path], in: sway.directory, name: "bridge")
+        try standIn.accept()
+        _ = try standIn.greet()
+        func xwayland(_ degrees: Int64) -> ClientRequest { .outputs([ClientRequest.Output(name: "XWAYLAND0", rotation: degrees)]) }
+        let first = try Set([standIn.request().request, standIn.request().request])
+        #expect(first == [.focusedWindow(app: nil, pid: nil), xwayland(0)], "\(bridge.err)")
+
+        try sway.command("output HEADLESS-1 transform 90")
+        #expect(try SwayBridgeTests.nextOutputs(from: standIn) == xwayland(270), "xrandr's right\n\(bridge.err)")
+        try sway.command("output HEADLESS-1 transform 270")
+        #expect(try SwayBridgeTests.nextOutputs(from: standIn) == xwayland(90), "xrandr's left\n\(bridge.err)")
+        try sway.command("output HEADLESS-1 transform flipped-180")
+        #expect(try SwayBridgeTests.nextOutputs(from: standIn) == xwayland(180), "a reflection sends its turn\n\(bridge.err)")
+        #expect(bridge.err.contains("outputs: XWAYLAND0 90°"), "--verbose: \(bridge.err)")
+        #expect(bridge.interrupt() == 0)
     }
 }

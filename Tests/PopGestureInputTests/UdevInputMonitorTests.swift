@@ -33,6 +33,13 @@ import Testing
         #expect(bad != nil && bad?.seat == nil, "still a touchscreen, on no seat")
     }
 
+    @Test("ID_BUS: udev's bus as it says it, nil when unset or empty")
+    func theBus() {
+        #expect(Self.info(Self.touchscreen)?.bus == nil)
+        #expect(Self.info(Self.touchscreen.merging(["ID_BUS": "usb"]) { $1 })?.bus == "usb")
+        #expect(Self.info(Self.touchscreen.merging(["ID_BUS": ""]) { $1 })?.bus == nil)
+    }
+
     @Test func aTouchpad() {
         let info = Self.info(["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1", "ID_INPUT_MOUSE": "1"])
         #expect(info?.kind == .touchpad)

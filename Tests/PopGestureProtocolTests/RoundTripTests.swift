@@ -105,7 +105,7 @@ struct RoundTripTests {
         version: 1,
         devices: [ServerReply.Status.Device(
             device: 0, name: "ELAN Touchscreen", path: "/dev/input/event5", kind: "touchscreen", widthMillimetres: 256.5,
-            heightMillimetres: 144, sizeAssumed: false, rotation: 90, seat: "seat0", grab: "grabbed",
+            heightMillimetres: 144, sizeAssumed: false, sizeSource: "display", rotation: 90, seat: "seat0", grab: "grabbed",
             clone: "/dev/input/event9")],
         navigators: [], clients: [],
         focus: ServerReply.Status.Focus(source: "shell", app: "firefox", pid: 4321, shell: 5),
@@ -162,7 +162,7 @@ struct RoundTripTests {
     @Test("status's fields for doctor come after version 1's, each left out when unknown")
     func doctorStatusLine() {
         #expect(MessageCodec.encode(.status(Self.doctorStatus), id: .integer(4))
-            == #"{"type":"status","version":1,"devices":[{"device":0,"name":"ELAN Touchscreen","path":"/dev/input/event5","kind":"touchscreen","widthMillimetres":256.5,"heightMillimetres":144.0,"sizeAssumed":false,"rotation":90,"seat":"seat0","grab":"grabbed","clone":"/dev/input/event9"}],"deviceCount":1,"navigators":[],"navigatorCount":0,"clients":[],"clientCount":0,"focus":{"source":"shell","app":"firefox","pid":4321,"shell":5},"daemon":{"pid":812,"startedBy":"systemd","unit":"popgestured.service","socketFromSystemd":true,"grab":"on"},"backInput":{"on":false,"mode":"edge","problem":"back input off: cannot create it"},"rejected":[{"reason":"too-steep","device":0,"time_us":1000150000}],"rejectedCount":3,"id":4}"#)
+            == #"{"type":"status","version":1,"devices":[{"device":0,"name":"ELAN Touchscreen","path":"/dev/input/event5","kind":"touchscreen","widthMillimetres":256.5,"heightMillimetres":144.0,"sizeAssumed":false,"sizeSource":"display","rotation":90,"seat":"seat0","grab":"grabbed","clone":"/dev/input/event9"}],"deviceCount":1,"navigators":[],"navigatorCount":0,"clients":[],"clientCount":0,"focus":{"source":"shell","app":"firefox","pid":4321,"shell":5},"daemon":{"pid":812,"startedBy":"systemd","unit":"popgestured.service","socketFromSystemd":true,"grab":"on"},"backInput":{"on":false,"mode":"edge","problem":"back input off: cannot create it"},"rejected":[{"reason":"too-steep","device":0,"time_us":1000150000}],"rejectedCount":3,"id":4}"#)
     }
 
     @Test("unsupported-version lists what the daemon speaks, before the id")

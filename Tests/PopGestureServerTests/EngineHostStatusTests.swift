@@ -47,9 +47,41 @@ struct EngineHostStatusTests {
         #expect(device["widthMillimetres"] as? Double == 255.9)
         #expect(device["heightMillimetres"] as? Double == 255.9)
         #expect(device["sizeAssumed"] as? Bool == false)
+        #expect(device["sizeSource"] as? String == "axes")
         #expect(device["rotation"] as? Int == 0)
         #expect(device["seat"] as? String == "seat0")
         #expect(device["grab"] == nil, "no supplement, no grab")
+    }
+
+    @Test("sizeSource says where a touchscreen without resolution got its size: udev, the display, or a guess")
+    func sizeSource() throws {
+        var noResolution = Fixtures.touchscreen
+        for code in [ABS.x, ABS.y, ABS.mtPositionX, ABS.mtPositionY] { noResolution.axes[code]?.resolution = 0 }
+        var reported = noResolution
+        reported.reportedSize = PhysicalSize(width: 150, height: 94)
+        let display = DeviceConfiguration(displaySize: PhysicalSize(width: 95, height: 54))
+        var h = Harness()
+        let a = h.connect()
+        _ = try h.deviceAdded(key: 11, path: "/dev/input/event11", name: "guess", description: noResolution, at: Fixtures.start)
+        _ = try h.deviceAdded(
+            key: 12, path: "/dev/input/event12", name: "edid", description: noResolution, configuration: display,
+            at: Fixtures.start)
+        _ = try h.deviceAdded(
+            key: 13, path: "/dev/input/event13", name: "udev", description: reported, configuration: display,
+            at: Fixtures.start)
+        let answer = h.reply(#"{"type":"status"}"#, from: a)
+        let reply = json(try #require(answer))
+        let devices = try #require(reply["devices"] as? [[String: Any]])
+        let byName = Dictionary(uniqueKeysWithValues: devices.map { ($0["name"] as? String ?? "", $0) })
+        #expect(byName["guess"]?["sizeSource"] as? String == "assumed")
+        #expect(byName["guess"]?["sizeAssumed"] as? Bool == true)
+        #expect(byName["edid"]?["sizeSource"] as? String == "display")
+        #expect(byName["edid"]?["sizeAssumed"] as? Bool == false)
+        // 0…4095 on both axes: a square range keeps the display's own orientation.
+        #expect(byName["edid"]?["widthMillimetres"] as? Double == 95)
+        #expect(byName["edid"]?["heightMillimetres"] as? Double == 54)
+        #expect(byName["udev"]?["sizeSource"] as? String == "udev", "udev's size comes before the display's")
+        #expect(byName["udev"]?["widthMillimetres"] as? Double == 150)
     }
 
     @Test("the last 8 rejected pans, oldest first, and how many there were")

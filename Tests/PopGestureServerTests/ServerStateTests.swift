@@ -445,7 +445,8 @@ struct ServerStateTests {
         #expect(h.reply(#"{"type":"status","id":"s"}"#, from: a) == """
             {"type":"status","version":1,\
             "devices":[{"device":0,"name":"Fixture Touchscreen","path":"/dev/input/event11","kind":"touchscreen",\
-            "widthMillimetres":255.9,"heightMillimetres":255.9,"sizeAssumed":false,"rotation":0,"seat":"seat0"}],\
+            "widthMillimetres":255.9,"heightMillimetres":255.9,"sizeAssumed":false,"sizeSource":"axes","rotation":0,\
+            "seat":"seat0","rotationSource":"configuration"}],\
             "deviceCount":1,\
             "navigators":[{"navigator":"main","owner":1,"pages":2,"front":true}],"navigatorCount":1,\
             "clients":[{"client":1,"name":"files","pid":4242,"uid":1000,"gid":100,"observer":false},\

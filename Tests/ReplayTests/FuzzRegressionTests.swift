@@ -57,6 +57,24 @@ import Testing
         }
     }
 
+    @Test("FuzzEDID's seeds are EDID base blocks that give the sizes their names say")
+    func edidSeeds() throws {
+        let seeds = Dictionary(uniqueKeysWithValues: Self.inputs("FuzzEDID", seeds: true).map { ($0.name, $0.bytes) })
+        let expected: [String: PhysicalSize?] = [
+            "tablet-217x136": PhysicalSize(width: 217, height: 136), "dsi-4.3-inch": PhysicalSize(width: 95, height: 54),
+            "portrait-phone": PhysicalSize(width: 68, height: 136), "hdmi-bridge-1600x900": nil, "projector-no-size": nil,
+            "name-first": PhysicalSize(width: 260, height: 160), "with-extension": PhysicalSize(width: 344, height: 194),
+        ]
+        #expect(Set(seeds.keys) == Set(expected.keys))
+        for (name, size) in expected {
+            let bytes = try #require(seeds[name], "\(name)")
+            #expect(try EDID(bytes).physicalSize == size, "\(name)")
+        }
+        for (name, bytes) in Self.inputs("FuzzEDID") {
+            #expect(throws: Never.self, "\(name)") { _ = try? EDID(bytes) }
+        }
+    }
+
     @Test("Every shared recording runs through the engine keeping its invariant",
           .enabled(if: SharedRecordings.available, Comment(rawValue: SharedRecordings.absent)))
     func sharedRecordings() throws {

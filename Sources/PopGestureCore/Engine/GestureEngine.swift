@@ -22,10 +22,15 @@ public struct DeviceConfiguration: Sendable, Hashable {
     public var pan: PanSettings?
     /// udev's `ID_SEAT`: the device's swipes act on this seat only. Default seat0.
     public var seat: Seat
+    /// The physical size the EDID of the display the touchscreen drives gives, in the
+    /// panel's native orientation: used when neither the axes nor udev give a size
+    /// (``ScreenTransform``). Default nil.
+    public var displaySize: PhysicalSize?
 
     public init(
         kind: DeviceKind = .touchscreen, rotation: Rotation? = nil, calibration: CalibrationMatrix = .identity,
-        pan: PanSettings? = nil, seat: Seat = .seat0, output: OutputHints = OutputHints()
+        pan: PanSettings? = nil, seat: Seat = .seat0, output: OutputHints = OutputHints(),
+        displaySize: PhysicalSize? = nil
     ) {
         self.kind = kind
         self.rotation = rotation
@@ -33,6 +38,7 @@ public struct DeviceConfiguration: Sendable, Hashable {
         self.calibration = calibration
         self.pan = pan
         self.seat = seat
+        self.displaySize = displaySize
     }
 
     /// The configuration of a device that has no udev, a recording's: its kind from
@@ -177,9 +183,14 @@ public struct GestureEngine: Sendable {
     /// The device's transform under the rotation in force: touchpads never turn.
     /// Seat0's touchscreens turn with the session (its shell's outputs, the built-in
     /// panel's sensor); another seat's keep their configured rotation.
+    /// A touchscreen without a size of its own takes the size the shell reports for its
+    /// output, else its display's EDID size (``ScreenTransform``).
     private func transform(of description: DeviceDescription, _ configuration: DeviceConfiguration) -> ScreenTransform {
-        ScreenTransform(
-            device: description, rotation: rotation(of: configuration).rotation, calibration: configuration.calibration)
+        let outputSize = configuration.kind == .touchscreen && configuration.seat == .seat0
+            ? session.outputSize(for: configuration.output) : nil
+        return ScreenTransform(
+            device: description, rotation: rotation(of: configuration).rotation, calibration: configuration.calibration,
+            outputSize: outputSize, displaySize: configuration.displaySize)
     }
 
     /// The rotation a device turns by, and who says it.

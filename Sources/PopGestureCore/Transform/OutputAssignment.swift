@@ -16,15 +16,16 @@ public struct OutputHints: Sendable, Hashable {
         self.names = names
     }
 
-    /// The hints of a device described by `description`: built in unless on USB or
-    /// Bluetooth (a built-in panel's touchscreen sits on I²C, SPI or the platform bus),
-    /// its evdev name and sway's identifier for it.
-    public init(wlOutput: String?, description: DeviceDescription) {
+    /// The hints of a device described by `description`: its evdev name and sway's
+    /// identifier for it. `isBuiltIn`: the daemon decides it from udev's `ID_BUS`,
+    /// else the bus type (``DisplayConnectors``); without udev, built in unless on USB
+    /// or Bluetooth (a built-in panel's touchscreen sits on I²C, SPI or the platform).
+    public init(wlOutput: String?, description: DeviceDescription, isBuiltIn: Bool? = nil) {
         let identifier = "\(description.vendor):\(description.product):"
             + String(description.name.map { $0 == " " ? "_" : $0 })
         let external: Set<UInt16> = [Self.busUSB, Self.busBluetooth]
         self.init(
-            wlOutput: wlOutput, isBuiltIn: !external.contains(description.bustype),
+            wlOutput: wlOutput, isBuiltIn: isBuiltIn ?? !external.contains(description.bustype),
             names: [description.name, identifier])
     }
 

@@ -64,22 +64,46 @@ public struct ScreenPoint: Hashable, Sendable {
 /// matrices that scale, offset, flip and swap axes; for a sheared one it is each
 /// screen axis's length, while angles stay as sheared.
 ///
-/// **Millimetres.** Each axis uses its `resolution` (units per mm). When an axis
-/// reports 0, as many touchscreens do (the Atmel maXTouch in the recordings), the
-/// size comes from `DeviceDescription.reportedSize` (udev's `ID_INPUT_WIDTH_MM` and
-/// `ID_INPUT_HEIGHT_MM`), else from ``fallbackSize``: a 10.1-inch 16:10 tablet,
-/// 217 × 136 mm, with the longer side on the axis with the larger range.
+/// **Millimetres.** The device's size comes from the first of these that gives one
+/// (``SizeSource``):
+/// 1. each axis's `resolution` (units per mm);
+/// 2. when an axis reports 0, as many touchscreens do (the Atmel maXTouch in the
+///    recordings), `DeviceDescription.reportedSize` (udev's `ID_INPUT_WIDTH_MM` and
+///    `ID_INPUT_HEIGHT_MM`);
+/// 3. the display the touchscreen drives: the size the shell reports for its output
+///    (`outputSize`), then the one its EDID gives (`displaySize`);
+/// 4. ``fallbackSize``: a 10.1-inch 16:10 tablet, 217 × 136 mm.
+///
+/// A display's size and the fallback are in the panel's native orientation, which
+/// need not be the touch axes': the longer side goes on the axis with the larger range
+/// (a square range keeps the size as given).
 public struct ScreenTransform: Sendable, Hashable {
-    /// The size assumed when neither the axes nor udev give one: 217 × 136 mm,
-    /// the common 10.1-inch 16:10 tablet panel.
+    /// Where ``ScreenTransform/deviceSize`` came from, as `status` names it (`sizeSource`).
+    public enum SizeSource: String, Sendable, Hashable, CaseIterable {
+        /// The axes' resolutions.
+        case axes
+        /// udev's `ID_INPUT_WIDTH_MM` and `ID_INPUT_HEIGHT_MM` (`DeviceDescription.reportedSize`).
+        case udev
+        /// The physical size the shell reports for the output the touchscreen drives.
+        case output
+        /// The EDID of the display the touchscreen drives, read from `/sys/class/drm`.
+        case display
+        /// ``ScreenTransform/fallbackSize``: a guess.
+        case assumed
+    }
+
+    /// The size assumed when neither the axes, udev nor the display give one:
+    /// 217 × 136 mm, the common 10.1-inch 16:10 tablet panel.
     public static let fallbackSize = PhysicalSize(width: 217, height: 136)
 
     public let rotation: Rotation
     public let calibration: CalibrationMatrix
     /// The device's own size, in its native orientation.
     public let deviceSize: PhysicalSize
-    /// True when `deviceSize` is a guess (no resolution, no udev size).
-    public let sizeIsAssumed: Bool
+    /// Where `deviceSize` came from.
+    public let sizeSource: SizeSource
+    /// True when `deviceSize` is a guess (no resolution, no udev size, no display's size).
+    public var sizeIsAssumed: Bool { sizeSource == .assumed }
 
     /// The screen's size as the user sees it, after calibration and rotation, in
     /// millimetres of finger travel on the panel (see the type's doc).
@@ -93,7 +117,16 @@ public struct ScreenTransform: Sendable, Hashable {
 
     private let minX, minY, spanX, spanY: Double
 
-    public init(device: DeviceDescription, rotation: Rotation = .none, calibration: CalibrationMatrix = .identity) {
+    /// - Parameters:
+    ///   - outputSize: the physical size the shell reports for the output the device
+    ///     drives, in the panel's native orientation; used when neither the axes nor
+    ///     udev give a size. Nil when there is none.
+    ///   - displaySize: the size the EDID of the display the device drives gives, in
+    ///     its native orientation; used when nothing above gives one. Nil when there is none.
+    public init(
+        device: DeviceDescription, rotation: Rotation = .none, calibration: CalibrationMatrix = .identity,
+        outputSize: PhysicalSize? = nil, displaySize: PhysicalSize? = nil
+    ) {
         let axes = device.positionAxes ?? (AbsoluteAxis(minimum: 0, maximum: 1), AbsoluteAxis(minimum: 0, maximum: 1))
         self.rotation = rotation
         self.calibration = calibration
@@ -104,21 +137,40 @@ public struct ScreenTransform: Sendable, Hashable {
 
         if axes.x.resolution > 0 && axes.y.resolution > 0 {
             deviceSize = PhysicalSize(width: spanX / Double(axes.x.resolution), height: spanY / Double(axes.y.resolution))
-            sizeIsAssumed = false
-        } else if let reported = device.reportedSize, reported.width > 0, reported.height > 0,
-                  reported.width.isFinite, reported.height.isFinite {
+            sizeSource = .axes
+        } else if let reported = Self.usable(device.reportedSize) {
             deviceSize = reported
-            sizeIsAssumed = false
+            sizeSource = .udev
+        } else if let output = Self.usable(outputSize) {
+            deviceSize = Self.oriented(output, spanX: spanX, spanY: spanY)
+            sizeSource = .output
+        } else if let display = Self.usable(displaySize) {
+            deviceSize = Self.oriented(display, spanX: spanX, spanY: spanY)
+            sizeSource = .display
         } else {
-            let long = Self.fallbackSize.width, short = Self.fallbackSize.height
-            deviceSize = spanY > spanX ? PhysicalSize(width: short, height: long) : PhysicalSize(width: long, height: short)
-            sizeIsAssumed = true
+            deviceSize = Self.oriented(Self.fallbackSize, spanX: spanX, spanY: spanY)
+            sizeSource = .assumed
         }
         let calibrated = Self.calibratedSize(of: deviceSize, through: calibration)
         switch rotation {
         case .none, .upsideDown: screenSize = calibrated
         case .clockwise90, .clockwise270: screenSize = PhysicalSize(width: calibrated.height, height: calibrated.width)
         }
+    }
+
+    /// `size` when both sides are finite and above 0, else nil: no size at all.
+    static func usable(_ size: PhysicalSize?) -> PhysicalSize? {
+        guard let size, size.width > 0, size.height > 0, size.width.isFinite, size.height.isFinite else { return nil }
+        return size
+    }
+
+    /// A panel's size given in its own orientation, turned so that its longer side lies
+    /// along the touch axis with the larger range; as given when the ranges are equal.
+    static func oriented(_ size: PhysicalSize, spanX: Double, spanY: Double) -> PhysicalSize {
+        let long = max(size.width, size.height), short = min(size.width, size.height)
+        if spanX > spanY { return PhysicalSize(width: long, height: short) }
+        if spanY > spanX { return PhysicalSize(width: short, height: long) }
+        return size
     }
 
     /// The size of the screen that `matrix` maps a panel of `size` onto, before rotation:

@@ -1,5 +1,4 @@
 import ArgumentParser
-import PopGestureCore
 import PopGestureProtocol
 import SystemPackage
 
@@ -12,7 +11,7 @@ struct Bridge: ParsableCommand {
             A bridge connects to popgestured with hello's "role":"shell" and sends \
             focused-window (the window's app id and pid) at every focus change, so that \
             only the focused app's navigators get backs; where the desktop says them, also \
-            rotation and text-direction. When popgestured restarts, the bridge connects \
+            the outputs (each one's rotation and size), or the rotation, and text-direction. When popgestured restarts, the bridge connects \
             again (after 0.5 s, doubling up to 5 s) and sends them at once. It ends with 0 when the window system does, or on Ctrl-C. \
             Only root, the daemon's user and a seat's active user may be the shell, and \
             only one at a time. `bridge auto` runs the one that fits the session, or \
@@ -76,10 +75,79 @@ struct OutputRotation: Equatable, CustomStringConvertible {
     }
 }
 
+/// Every enabled output, as a bridge tells the daemon (`outputs`), in the compositor's
+/// order: name, rotation, physical size, built-in, and the inputs mapped to it.
+struct OutputList: Equatable, CustomStringConvertible {
+    /// The outputs as the protocol takes them.
+    private(set) var outputs: [ClientRequest.Output]
+
+    /// The connector names of a built-in panel, by prefix (the kernel's `eDP-1`, `DSI-1`,
+    /// `LVDS-1`): the touchscreen of a tablet or a phone is on it.
+    static let builtInPrefixes = ["eDP", "DSI", "LVDS"]
+
+    /// Whether `name` is a built-in panel's connector.
+    static func isBuiltIn(_ name: String) -> Bool {
+        builtInPrefixes.contains { name.hasPrefix($0) }
+    }
+
+    /// Keeps only what the protocol takes, so that one odd output cannot get the list
+    /// refused: an output without a name of 1 to 256 bytes, with a rotation other than
+    /// 0, 90, 180 or 270, or of a name already listed is left out, and the list stops at
+    /// `ProtocolLimits.maximumOutputs`; a size not above 0 or not finite is unknown (the
+    /// compositor's 0 is "I do not know"), and each output keeps its first
+    /// `ProtocolLimits.maximumInputsPerOutput` distinct inputs of 1 to 256 bytes.
+    init(_ outputs: [ClientRequest.Output]) {
+        var kept: [ClientRequest.Output] = []
+        for var output in outputs where kept.count < ProtocolLimits.maximumOutputs {
+            guard Self.fits(output.name), [0, 90, 180, 270].contains(output.rotation),
+                  !kept.contains(where: { $0.name == output.name })
+            else { continue }
+            output.widthMillimetres = output.widthMillimetres.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+            output.heightMillimetres = output.heightMillimetres.flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
+            var inputs: [String] = []
+            for input in output.inputs where Self.fits(input) && !inputs.contains(input) {
+                if inputs.count < ProtocolLimits.maximumInputsPerOutput { inputs.append(input) }
+            }
+            output.inputs = inputs
+            kept.append(output)
+        }
+        self.outputs = kept
+    }
+
+    private static func fits(_ name: String) -> Bool {
+        (1...ProtocolLimits.maximumIdentifierBytes).contains(name.utf8.count)
+    }
+
+    /// `eDP-1 90° 256×144 mm built-in, HDMI-A-1 0°`; names with odd characters quoted.
+    var description: String {
+        guard !outputs.isEmpty else { return "no enabled output" }
+        return outputs.map { output in
+            var text = quotedIfNeeded(output.name, limit: ProtocolLimits.maximumIdentifierBytes) + " \(output.rotation)°"
+            if let width = output.widthMillimetres, let height = output.heightMillimetres {
+                text += " \(Self.shown(width))×\(Self.shown(height)) mm"
+            }
+            if output.isBuiltIn { text += " built-in" }
+            if !output.inputs.isEmpty {
+                text += " (inputs " + output.inputs.map { quotedIfNeeded($0, limit: 64) }.joined(separator: ", ") + ")"
+            }
+            return text
+        }.joined(separator: ", ")
+    }
+
+    /// Whole millimetres without a fraction, as the compositors give them.
+    private static func shown(_ millimetres: Double) -> String {
+        millimetres == millimetres.rounded() && abs(millimetres) < 1e9 ? String(Int(millimetres)) : String(millimetres)
+    }
+}
+
 /// A window system that a bridge watches: a descriptor for `poll`, read when readable.
 protocol FocusSource {
     /// Readable when the window system has something to say.
     var descriptor: FileDescriptor { get }
+
+    /// A second connection to the window system, polled with `descriptor`: when either is
+    /// readable, `readAvailable` is called (it polls both itself to see which). Default: nil.
+    var otherDescriptor: FileDescriptor? { get }
 
     /// Reads what is there (once: `poll` said readable) and says what it means, in order.
     /// Throws `CtlFailure` when the window system's stream cannot be read on.
@@ -89,16 +157,11 @@ protocol FocusSource {
     /// (libxcb reads them in while it waits for a reply): `readAvailable` is then
     /// called without waiting. Default: false.
     var hasBufferedEvents: Bool { get }
-
-    /// More descriptors of the same window system, polled with `descriptor`; any of them
-    /// readable calls `readAvailable` (KDE: the session bus and KWin's Wayland socket).
-    /// Default: none.
-    var otherDescriptors: [FileDescriptor] { get }
 }
 
 extension FocusSource {
     var hasBufferedEvents: Bool { false }
-    var otherDescriptors: [FileDescriptor] { [] }
+    var otherDescriptor: FileDescriptor? { nil }
 }
 
 enum FocusSourceEvent: Equatable {
@@ -106,8 +169,8 @@ enum FocusSourceEvent: Equatable {
     case focused(FocusedWindow)
     /// The screen the touchscreens map to is turned this way now.
     case rotated(OutputRotation)
-    /// The enabled outputs are these now, each with its rotation and physical size.
-    case outputs([OutputReport])
+    /// The enabled outputs are these now (any of them changed).
+    case outputs(OutputList)
     /// The session's text direction is this now.
     case textDirection(ClientRequest.Layout)
     /// A line for stderr, always: something odd the window system said, logged once.

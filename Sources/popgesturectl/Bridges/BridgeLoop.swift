@@ -32,8 +32,9 @@ struct BridgeLoop<Source: FocusSource> {
                 try connect()
             }
 
-            var fds = ([source.descriptor] + source.otherDescriptors).map { pollfd(fd: $0.rawValue, events: Int16(POLLIN), revents: 0) }
-            let sourceCount = fds.count
+            var fds = [pollfd(fd: source.descriptor.rawValue, events: Int16(POLLIN), revents: 0)]
+            // Polled as the source's: a descriptor of -1 is skipped by poll.
+            fds.append(pollfd(fd: source.otherDescriptor?.rawValue ?? -1, events: Int16(POLLIN), revents: 0))
             let signalIndex = fds.count
             if let signals { fds.append(pollfd(fd: signals.readEnd.rawValue, events: Int16(POLLIN), revents: 0)) }
             let daemonIndex = fds.count
@@ -50,13 +51,12 @@ struct BridgeLoop<Source: FocusSource> {
             if fds.count > daemonIndex, fds[daemonIndex].revents != 0 {
                 try readDaemon()
             }
-            if fds[..<sourceCount].contains(where: { $0.revents != 0 }) || source.hasBufferedEvents {
+            if fds[0].revents != 0 || fds[1].revents != 0 || source.hasBufferedEvents {
                 for event in try source.readAvailable() {
                     switch event {
                     case .focused(let window): try perform(link.focused(window))
                     case .rotated(let rotation): try perform(link.rotated(rotation))
-                    // Logged only, for now: the daemon takes `outputs` through ShellLink (issue 27).
-                    case .outputs(let outputs): try perform([.verbose("outputs: \(describeOutputs(outputs))")])
+                    case .outputs(let outputs): try perform(link.outputsChanged(outputs))
                     case .log(let line): try perform([.log(line)])
                     case .textDirection(let direction): try perform(link.textDirectionChanged(direction))
                     case .ended(let message): return message

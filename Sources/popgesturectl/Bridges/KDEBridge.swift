@@ -101,7 +101,7 @@ struct KDESource: FocusSource {
     }
 
     var descriptor: FileDescriptor { bus.descriptor }
-    var otherDescriptors: [FileDescriptor] { outputs.map { [$0.descriptor] } ?? [] }
+    var otherDescriptor: FileDescriptor? { outputs?.descriptor }
 
     /// The devices' first state waits in libwayland's queue after connecting, where `poll`
     /// cannot see it.

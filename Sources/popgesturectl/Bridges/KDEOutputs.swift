@@ -1,4 +1,3 @@
-import PopGestureCore
 import PopGestureProtocol
 
 /// What the KDE bridge makes of KWin's output devices: the enabled outputs, each with its
@@ -25,7 +24,7 @@ struct KDEOutputTracker {
     private var pending: [WaylandObjectID: Device] = [:]
     /// The devices in the order KWin announced them, the order they are listed in.
     private var order: [WaylandObjectID] = []
-    private var reported: [OutputReport]?
+    private var reported: OutputList?
     /// Problems already logged: each kind is logged once per run.
     private var logged: Set<String> = []
 
@@ -64,28 +63,21 @@ struct KDEOutputTracker {
         }
     }
 
-    /// The enabled outputs with a name, in KWin's order, at most `OutputReport.maximumOutputs`.
-    /// An output whose transform wl_output does not define is left out.
-    var outputs: [OutputReport] {
-        let listed = order.compactMap { devices[$0] }.compactMap { device -> OutputReport? in
+    /// The enabled outputs with a name, in KWin's order, as the protocol takes them
+    /// (`OutputList` keeps the first 16). An output whose transform wl_output does not
+    /// define is left out; a size is sent only when KWin knows both sides.
+    var outputs: OutputList {
+        OutputList(order.compactMap { devices[$0] }.compactMap { device in
             guard device.enabled, let name = device.name,
-                  let turn = WlrootsTracker.rotation(fromTransform: device.transform),
-                  let rotation = Rotation(degrees: Int(turn.degrees))
+                  let turn = WlrootsTracker.rotation(fromTransform: device.transform)
             else { return nil }
-            return OutputReport(
-                name: name, rotation: rotation,
-                size: Self.size(width: device.widthMillimetres, height: device.heightMillimetres),
-                isBuiltIn: WlrootsTracker.builtInPrefixes.contains { name.hasPrefix($0) })
-        }
-        return Array(listed.prefix(OutputReport.maximumOutputs))
-    }
-
-    /// A physical size KWin gave, in millimetres: nil when either side is not above 0 (KWin
-    /// does not know: a projector, a virtual output) or past `OutputReport.maximumSideMillimetres`.
-    static func size(width: Int32, height: Int32) -> PhysicalSize? {
-        let sides = (1...OutputReport.maximumSideMillimetres)
-        guard sides.contains(Double(width)), sides.contains(Double(height)) else { return nil }
-        return PhysicalSize(width: Double(width), height: Double(height))
+            let known = device.widthMillimetres > 0 && device.heightMillimetres > 0
+            return ClientRequest.Output(
+                name: name, rotation: turn.degrees,
+                widthMillimetres: known ? Double(device.widthMillimetres) : nil,
+                heightMillimetres: known ? Double(device.heightMillimetres) : nil,
+                isBuiltIn: OutputList.isBuiltIn(name))
+        })
     }
 
     private func pendingDevice(_ id: WaylandObjectID) -> Device {
@@ -102,21 +94,15 @@ struct KDEOutputTracker {
     private mutating func report() -> [FocusSourceEvent] {
         var events: [FocusSourceEvent] = []
         for device in order.compactMap({ devices[$0] }) where device.enabled {
-            let shown = device.name.map { quotedIfNeeded($0, limit: ProtocolLimits.maximumIdentifierBytes) } ?? "(unnamed)"
-            guard let turn = WlrootsTracker.rotation(fromTransform: device.transform) else {
-                events += logOnce("transform", "output \(shown) has transform \(device.transform), which "
-                    + "wl_output does not define (0 to 7): it is left out of the outputs")
-                continue
-            }
-            if turn.flipped {
-                events += logOnce("flipped", "output \(shown) is mirrored (transform flipped"
-                    + (turn.degrees == 0 ? "" : "-\(turn.degrees)") + "): only its rotation, \(turn.degrees)°, is sent; "
-                    + "popgestured does not mirror touches")
-            }
+            // An unnamed output is left out (its name was logged); a named one's odd transform is logged here.
+            guard let name = device.name,
+                  let problem = WlrootsTracker.transformProblem(output: name, transform: device.transform)
+            else { continue }
+            events += logOnce(problem.kind, problem.line)
         }
-        if order.compactMap({ devices[$0] }).filter(\.enabled).count > OutputReport.maximumOutputs {
-            events += logOnce("too-many", "more than \(OutputReport.maximumOutputs) outputs are enabled: "
-                + "only the first \(OutputReport.maximumOutputs) are sent")
+        if order.compactMap({ devices[$0] }).filter(\.enabled).count > ProtocolLimits.maximumOutputs {
+            events += logOnce("too-many", "more than \(ProtocolLimits.maximumOutputs) outputs are enabled: "
+                + "only the first \(ProtocolLimits.maximumOutputs) are sent")
         }
         let now = outputs
         guard now != reported else { return events }
@@ -127,15 +113,4 @@ struct KDEOutputTracker {
     private mutating func logOnce(_ kind: String, _ line: String) -> [FocusSourceEvent] {
         logged.insert(kind).inserted ? [.log(line)] : []
     }
-}
-
-/// `Virtual-0 90° 344×193 mm, eDP-1 0° built-in`, for `--verbose`; `no enabled output`.
-func describeOutputs(_ outputs: [OutputReport]) -> String {
-    guard !outputs.isEmpty else { return "no enabled output" }
-    return outputs.map { output in
-        var text = quotedIfNeeded(output.name, limit: ProtocolLimits.maximumIdentifierBytes) + " \(output.rotation.rawValue)°"
-        if let size = output.size { text += " \(Int(size.width))×\(Int(size.height)) mm" }
-        if output.isBuiltIn { text += " built-in" }
-        return text
-    }.joined(separator: ", ")
 }

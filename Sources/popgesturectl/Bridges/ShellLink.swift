@@ -2,9 +2,9 @@ import PopGestureProtocol
 
 /// A bridge's side of its connection to popgestured, as a state machine without I/O
 /// or clock (`BridgeLoop` does both): say hello as the shell, then send the focused
-/// window, the screen's rotation and the session's text direction whenever they change;
-/// when the daemon goes away, connect again after a backoff and send all three, as far
-/// as the source has said them, right after the new hello. The daemon answers
+/// window, the screen's rotation, the outputs and the session's text direction whenever
+/// they change; when the daemon goes away, connect again after a backoff and send them
+/// all, as far as the source has said them, right after the new hello. The daemon answers
 /// each request at once; an error reply (to a `focused-window` or anything else) is
 /// logged, and nothing is sent again for it.
 ///
@@ -51,6 +51,11 @@ struct ShellLink {
     /// The screen's rotation, once the source has said; nil before (and from a source
     /// that never says: the daemon then keeps its own).
     private(set) var rotation: OutputRotation?
+    /// The enabled outputs, once the source has said; nil before (and from a source that
+    /// cannot list them: it says the rotation instead).
+    private(set) var outputs: OutputList?
+    /// The outputs sent on this connection; nil: none yet.
+    private var sentOutputs: OutputList?
     /// The session's text direction, once the source has said; nil before.
     private(set) var textDirection: ClientRequest.Layout?
     /// The text direction sent on this connection; nil: nothing yet.
@@ -68,6 +73,7 @@ struct ShellLink {
     mutating func connected() -> [Action] {
         state = .greeting
         sentTextDirection = nil
+        sentOutputs = nil
         let id = takeID()
         helloID = id
         return [.send(encode(.hello(versions: ProtocolVersion.supported, name: name, role: .shell), id: id))]
@@ -99,7 +105,8 @@ struct ShellLink {
             // After a logged problem, the journal says that it is over.
             let note = "connected to popgestured as the shell"
             defer { outage = nil }
-            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow() + sendRotation() + sendTextDirection()
+            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow() + sendRotation() + sendOutputs()
+                + sendTextDirection()
         case .error(let error) where answersHello && state == .greeting:
             if error.code == .shellTaken {
                 state = .disconnected
@@ -128,6 +135,13 @@ struct ShellLink {
         return [.verbose("rotation: \(rotation)" + (isReady ? "" : " (popgestured not connected)"))] + sendRotation()
     }
 
+    /// The source says the enabled outputs are these now.
+    mutating func outputsChanged(_ outputs: OutputList) -> [Action] {
+        guard outputs != self.outputs else { return [] }
+        self.outputs = outputs
+        return [.verbose("outputs: \(outputs)" + (isReady ? "" : " (popgestured not connected)"))] + sendOutputs()
+    }
+
     /// The source says the session's text direction is this now.
     mutating func textDirectionChanged(_ direction: ClientRequest.Layout) -> [Action] {
         guard direction != textDirection else { return [] }
@@ -143,6 +157,13 @@ struct ShellLink {
         guard isReady, let textDirection, textDirection != sentTextDirection else { return [] }
         sentTextDirection = textDirection
         return [.send(encode(.textDirection(textDirection), id: takeID()))]
+    }
+
+    /// `outputs` with the current list, when ready and not what was sent last.
+    private mutating func sendOutputs() -> [Action] {
+        guard isReady, let outputs, outputs != sentOutputs else { return [] }
+        sentOutputs = outputs
+        return [.send(encode(.outputs(outputs.outputs), id: takeID()))]
     }
 
     /// `focused-window` with the current window, when ready and it is not what was sent last.

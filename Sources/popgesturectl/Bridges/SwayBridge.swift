@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import PopGestureClient
+import PopGestureProtocol
 import PopGestureSystem
 import SystemPackage
 
@@ -13,7 +14,9 @@ struct SwayBridge: ParsableCommand {
             Reads sway's IPC socket (--sway-socket, else $SWAYSOCK, which sway sets in \
             its session): the tree once for the window focused now, then window and \
             workspace events. A window's app id is its Wayland app_id, or for an \
-            Xwayland window its WM_CLASS class. Ends with 0 when sway exits.
+            Xwayland window its WM_CLASS class. It also sends every active output's name \
+            and rotation (its transform), with the inputs the config maps to it \
+            (map_to_output), again at each output event. Ends with 0 when sway exits.
 
             Start it from the sway config, or as the user unit \
             popgesturectl-sway-bridge.service:
@@ -45,36 +48,128 @@ struct SwayBridge: ParsableCommand {
 }
 
 /// sway's IPC socket as a `FocusSource`: subscribed to window, workspace and shutdown
-/// events, then asked for the tree, so that no focus change falls between the two.
+/// events, and on their own to output events (which sway 1.7 refuses), then asked for
+/// the tree and the outputs, so that no change falls between the two. With
+/// `$WAYLAND_DISPLAY`, also sway's wlr-output-management, for the outputs' physical
+/// sizes, which sway's IPC does not give: its connection is `otherDescriptor`.
 struct SwaySource: FocusSource {
     let path: String
-    let descriptor: FileDescriptor
+    /// sway's IPC socket.
+    let socket: FileDescriptor
+    var descriptor: FileDescriptor { socket }
+    var otherDescriptor: FileDescriptor? { wayland?.descriptor }
+    /// sway's Wayland display, bound to the outputs only; nil without it.
+    private var wayland: WaylandDisplay?
+    /// What the heads say; only their sizes (and that they changed) are used.
+    private var heads = WlrootsTracker()
+    private var waylandStarted = false
+    /// Why there are no sizes, to say once at the first read; nil when there is nothing to say.
+    private var waylandProblem: String?
     private var framer = SwayFramer()
     private var tracker = SwayFocusTracker()
+    private var outputTracker = SwayOutputTracker()
+    /// The subscriptions' answers so far: the first is the focus's, the second the outputs'.
+    private var subscriptionReplies = 0
 
-    /// Connects and sends both requests. Throws `CtlFailure` (exit 2) when sway is not there.
-    init(path: String) throws {
+    /// What the outputs need, in the order `SwayOutputTracker` reads the replies: the
+    /// mapping (config and inputs) before the outputs.
+    static let outputRequests = SwayIPC.encode(.getConfig) + SwayIPC.encode(.getInputs) + SwayIPC.encode(.getOutputs)
+
+    /// Connects and sends both requests; with `waylandDisplay` (default: `$WAYLAND_DISPLAY`
+    /// when set) also connects there for the sizes. Throws `CtlFailure` (exit 2) when sway
+    /// is not there.
+    init(path: String, waylandDisplay: String? = nil) throws {
         self.path = path
+        let socket: FileDescriptor
         do {
-            descriptor = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: path))
+            socket = try FileDescriptor.connectedUnixSocket(to: UnixSocketAddress(path: path))
         } catch {
             throw CtlFailure("cannot connect to sway at \(path): \(error)", exitCode: .cannotConnect)
         }
+        self.socket = socket
+        // Only a display named: libwayland's default, wayland-0, may be another compositor.
+        let name = waylandDisplay ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) }
+        if let name, !name.isEmpty {
+            do {
+                wayland = try WaylandDisplay(name: name, outputsOnly: true)
+            } catch {
+                waylandProblem = "\(error): outputs are sent without their physical sizes"
+            }
+        }
         do {
-            try descriptor.sendAll(
-                SwayIPC.encode(.subscribe, payload: #"["window","workspace","shutdown"]"#) + SwayIPC.encode(.getTree))
+            try socket.sendAll(
+                SwayIPC.encode(.subscribe, payload: #"["window","workspace","shutdown"]"#)
+                    + SwayIPC.encode(.subscribe, payload: #"["output"]"#) + SwayIPC.encode(.getTree) + Self.outputRequests)
         } catch {
-            try? descriptor.close()
+            try? socket.close()
             throw CtlFailure("writing to sway at \(path) failed: \(error)", exitCode: .cannotConnect)
         }
     }
 
-    /// The socket stays open for the life of the process: the bridge ends with sway.
+    /// Before the first read the heads' first lists wait in libwayland's queue.
+    var hasBufferedEvents: Bool { wayland.map { !waylandStarted || $0.hasQueuedEvents } ?? false }
+
+    /// Reads what is there: sway's IPC when its socket is readable, the heads when the
+    /// Wayland display is (or holds queued events).
     mutating func readAvailable() throws -> [FocusSourceEvent] {
+        var events: [FocusSourceEvent] = []
+        if let problem = waylandProblem {
+            waylandProblem = nil
+            events.append(.log(problem))
+        }
+        guard let wayland else { return events + (try readIPC()) }
+        var ready = [
+            pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wayland.descriptor.rawValue, events: Int16(POLLIN), revents: 0),
+        ]
+        _ = poll(&ready, 2, 0)
+        if ready[1].revents != 0 || hasBufferedEvents {
+            waylandStarted = true
+            events += try readHeads(wayland)
+        }
+        if ready[0].revents != 0 {
+            events += try readIPC()
+        }
+        return events
+    }
+
+    /// The heads' sizes, by name, into the output tracker; a broken Wayland connection
+    /// costs the sizes only, said once.
+    private mutating func readHeads(_ display: WaylandDisplay) throws -> [FocusSourceEvent] {
+        let changes: [WlrootsEvent]
+        do {
+            changes = try display.dispatch()
+        } catch {
+            wayland = nil  // the loop polls it no more
+            return [.log("\(error): outputs are sent without their physical sizes from now on")]
+        }
+        var events: [FocusSourceEvent] = []
+        for change in changes {
+            for event in heads.handle(change) {
+                switch event {
+                case .outputs(let list):
+                    var sizes: [String: (width: Double, height: Double)] = [:]
+                    for output in list.outputs {
+                        guard let width = output.widthMillimetres, let height = output.heightMillimetres else { continue }
+                        sizes[output.name] = (width, height)
+                    }
+                    events += try perform(outputTracker.sizesChanged(sizes))
+                case .log(let line):
+                    events.append(.log(line))
+                case .focused, .rotated, .textDirection, .ended:
+                    break  // none come from the heads
+                }
+            }
+        }
+        return events
+    }
+
+    /// The socket stays open for the life of the process: the bridge ends with sway.
+    private mutating func readIPC() throws -> [FocusSourceEvent] {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         let count: Int
         do {
-            count = try chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }
+            count = try chunk.withUnsafeMutableBytes { try socket.read(into: $0) }
         } catch let error as Errno where error == .connectionReset {
             count = 0
         } catch {
@@ -85,6 +180,16 @@ struct SwaySource: FocusSource {
         var events: [FocusSourceEvent] = []
         do {
             while let message = try framer.next() {
+                let type = SwayIPC.MessageType(rawValue: message.type)
+                if type == .subscribe { subscriptionReplies += 1 }
+                if [.getOutputs, .getConfig, .getInputs, .outputEvent].contains(type)
+                    || (type == .subscribe && subscriptionReplies == 2)
+                {
+                    events += try outputs(type, message)
+                    continue
+                }
+                // The output tracker reads nothing of these: it only learns that they came.
+                if type == .windowEvent || type == .workspaceEvent { events += try outputs(type, payload: .null) }
                 switch try tracker.handle(message) {
                 case .focused(let window): events.append(.focused(window))
                 case .nothing: break
@@ -93,6 +198,35 @@ struct SwaySource: FocusSource {
             }
         } catch {
             throw CtlFailure("sway at \(path): \(error)", exitCode: .cannotConnect)
+        }
+        return events
+    }
+
+    /// What an outputs message means; an output event asks for the outputs again.
+    private mutating func outputs(_ type: SwayIPC.MessageType?, _ message: SwayMessage) throws -> [FocusSourceEvent] {
+        let payload: JSONValue
+        do {
+            payload = try JSONParser.parse(message.payload, maximumDepth: SwayIPC.maximumNestingDepth)
+        } catch {
+            throw SwayIPCError(.badJSON, "sway sent a message that is not JSON: \(error)")
+        }
+        return try outputs(type, payload: payload)
+    }
+
+    private mutating func outputs(_ type: SwayIPC.MessageType?, payload: JSONValue) throws -> [FocusSourceEvent] {
+        try perform(outputTracker.handle(type, payload))
+    }
+
+    /// The output tracker's outcomes: lines for the link, requests to sway.
+    private func perform(_ outcomes: [SwayOutputTracker.Outcome]) throws -> [FocusSourceEvent] {
+        var events: [FocusSourceEvent] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .outputs(let list): events.append(.outputs(list))
+            case .log(let line): events.append(.log(line))
+            case .askAgain: try socket.sendAll(Self.outputRequests)
+            case .askOutputs: try socket.sendAll(SwayIPC.encode(.getOutputs))
+            }
         }
         return events
     }

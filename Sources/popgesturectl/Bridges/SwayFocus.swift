@@ -51,8 +51,8 @@ struct SwayFocusTracker {
             return workspaceEvent(payload)
         case .shutdownEvent:
             return .shutdown
-        case nil:
-            return .nothing
+        case .getOutputs, .getConfig, .getInputs, .outputEvent, nil:
+            return .nothing  // `SwayOutputTracker`'s
         }
     }
 

@@ -21,8 +21,12 @@ enum SwayIPC {
     /// The request and event types the bridge uses (sway-ipc(7)).
     enum MessageType: UInt32 {
         case subscribe = 2
+        case getOutputs = 3
         case getTree = 4
+        case getConfig = 9
+        case getInputs = 100
         case workspaceEvent = 0x8000_0000
+        case outputEvent = 0x8000_0001
         case windowEvent = 0x8000_0003
         case shutdownEvent = 0x8000_0006
     }

@@ -9,6 +9,8 @@ struct WaylandError: Error, CustomStringConvertible {
         case cannotConnect
         /// The compositor does not offer `zwlr_foreign_toplevel_manager_v1`.
         case noToplevelProtocol
+        /// Asked for the outputs only: the compositor does not offer `zwlr_output_manager_v1`.
+        case noOutputProtocol
         /// The connection broke: the compositor went away (`EPIPE`), or a protocol error.
         case broken(ended: Bool)
     }
@@ -39,6 +41,8 @@ enum WlrootsEvent: Equatable {
     case headName(WaylandObjectID, String)
     case headEnabled(WaylandObjectID, Bool)
     case headTransform(WaylandObjectID, Int32)
+    /// zwlr_output_head_v1.physical_size: millimetres, untransformed; 0 × 0 when unknown.
+    case headPhysicalSize(WaylandObjectID, width: Int32, height: Int32)
     /// zwlr_output_head_v1.finished: the output is gone.
     case headFinished(WaylandObjectID)
     /// zwlr_output_manager_v1.done: the head changes before it apply together.
@@ -51,7 +55,8 @@ enum WlrootsEvent: Equatable {
 }
 
 /// One connection to a Wayland compositor through libwayland-client, bound to
-/// `zwlr_foreign_toplevel_manager_v1` and, when offered, `zwlr_output_manager_v1`.
+/// `zwlr_foreign_toplevel_manager_v1` and, when offered, `zwlr_output_manager_v1`; or,
+/// for the sway bridge, which has its windows from sway's IPC, to the outputs alone.
 /// The only file that sees libwayland's C types; the rest sees `WlrootsEvent`s.
 final class WaylandDisplay {
     /// Windows followed at once. Default 1024: a tablet shows a handful; past it a new
@@ -65,7 +70,7 @@ final class WaylandDisplay {
 
     /// `$WAYLAND_DISPLAY` or the name given (`wayland-0`).
     let name: String
-    /// Whether the compositor offers `zwlr_output_manager_v1`; without it, no rotation.
+    /// Whether the compositor offers `zwlr_output_manager_v1`; without it, no outputs.
     private(set) var hasOutputManagement = false
     private let display: OpaquePointer
     private var registry: OpaquePointer?
@@ -85,10 +90,12 @@ final class WaylandDisplay {
 
     /// Connects to `name` (nil: `$WAYLAND_DISPLAY`), binds the two protocols, and reads
     /// what they list at once (every window and output), which `dispatch` returns first.
+    /// `outputsOnly`: bind `zwlr_output_manager_v1` alone, which is then the one required.
     /// The maximums are the defaults but in tests.
-    init(name: String?, maximumToplevels: Int = defaultMaximumToplevels, maximumHeads: Int = defaultMaximumHeads)
-        throws(WaylandError)
-    {
+    init(
+        name: String?, outputsOnly: Bool = false, maximumToplevels: Int = defaultMaximumToplevels,
+        maximumHeads: Int = defaultMaximumHeads
+    ) throws(WaylandError) {
         self.maximumToplevels = maximumToplevels
         self.maximumHeads = maximumHeads
         let shown = name ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? ""
@@ -102,15 +109,24 @@ final class WaylandDisplay {
         wl_registry_add_listener(registry, Listeners.registry, context)
         guard wl_display_roundtrip(display) >= 0 else { throw brokenError() }
 
-        guard let toplevels = globals?["zwlr_foreign_toplevel_manager_v1"] else {
+        if outputsOnly {
+            guard globals?["zwlr_output_manager_v1"] != nil else {
+                throw WaylandError(
+                    kind: .noOutputProtocol,
+                    description: "the Wayland compositor at \(self.name) does not offer zwlr_output_manager_v1 (wlr-output-management)")
+            }
+        } else if globals?["zwlr_foreign_toplevel_manager_v1"] == nil {
             throw WaylandError(
                 kind: .noToplevelProtocol,
                 description: "the Wayland compositor at \(self.name) does not offer zwlr_foreign_toplevel_manager_v1 "
                     + "(wlr-foreign-toplevel-management): it is not a wlroots compositor that lists its windows")
         }
-        toplevelManager = OpaquePointer(wl_registry_bind(
-            registry, toplevels.name, popgesture_foreign_toplevel_manager_interface(), min(toplevels.version, Self.toplevelVersion)))
-        zwlr_foreign_toplevel_manager_v1_add_listener(toplevelManager, Listeners.toplevelManager, context)
+        if !outputsOnly, let toplevels = globals?["zwlr_foreign_toplevel_manager_v1"] {
+            toplevelManager = OpaquePointer(wl_registry_bind(
+                registry, toplevels.name, popgesture_foreign_toplevel_manager_interface(),
+                min(toplevels.version, Self.toplevelVersion)))
+            zwlr_foreign_toplevel_manager_v1_add_listener(toplevelManager, Listeners.toplevelManager, context)
+        }
         if let outputs = globals?["zwlr_output_manager_v1"] {
             outputManager = OpaquePointer(wl_registry_bind(
                 registry, outputs.name, popgesture_output_manager_interface(), min(outputs.version, Self.outputVersion)))
@@ -245,7 +261,9 @@ final class WaylandDisplay {
                 WaylandDisplay.this(data).events.append(.headName(wl_proxy_get_id(head), WaylandDisplay.string(name)))
             },
             description: { _, _, _ in },
-            physical_size: { _, _, _, _ in },
+            physical_size: { data, head, width, height in
+                WaylandDisplay.this(data).events.append(.headPhysicalSize(wl_proxy_get_id(head), width: width, height: height))
+            },
             mode: { _, _, mode in zwlr_output_mode_v1_add_listener(mode, Listeners.mode, nil) },
             enabled: { data, head, enabled in
                 WaylandDisplay.this(data).events.append(.headEnabled(wl_proxy_get_id(head), enabled != 0))

@@ -11,8 +11,9 @@ struct WlrootsBridge: ParsableCommand {
             For phoc (Phosh), labwc, Wayfire, Hyprland and any compositor that offers \
             wlr-foreign-toplevel-management: the activated window's app_id is the app id; \
             that protocol has no pid, so the pid is unknown. With wlr-output-management it \
-            also sends the rotation of the output touch maps to: the first enabled built-in \
-            panel (a name starting eDP, DSI or LVDS), else the first enabled output. Ends \
+            also sends every enabled output: its name, rotation (its transform) and \
+            physical size, and whether it is a built-in panel (a name starting eDP, DSI or \
+            LVDS); popgestured turns each touchscreen with its own output. Ends \
             with 0 when the compositor exits; exit 2 when it cannot connect or the \
             compositor lacks wlr-foreign-toplevel-management.
             """)
@@ -71,7 +72,7 @@ struct WlrootsSource: FocusSource {
         var out: [FocusSourceEvent] = []
         if !started, !display.hasOutputManagement {
             out.append(.log("the compositor at \(display.name) does not offer zwlr_output_manager_v1 "
-                + "(wlr-output-management): the rotation is not sent"))
+                + "(wlr-output-management): the outputs are not sent"))
         }
         for event in events {
             for change in tracker.handle(event) {
@@ -86,10 +87,9 @@ struct WlrootsSource: FocusSource {
         return Self.lastOfEach(out)
     }
 
-    /// What came in one read, with only the last focus, the last rotation and the last
-    /// outputs: a compositor deactivates one window and activates the next in two `done`s,
-    /// sent together, and the daemon need not hear "no window" in between (nor, from KWin,
-    /// one output's list before each output's `done`). For every bridge that reads in batches.
+    /// What came in one read, with only the last focus and the last outputs: a compositor
+    /// deactivates one window and activates the next in two `done`s, sent together, and the
+    /// daemon need not hear "no window" in between.
     static func lastOfEach(_ events: [FocusSourceEvent]) -> [FocusSourceEvent] {
         let lastFocus = events.lastIndex { if case .focused = $0 { true } else { false } }
         let lastRotation = events.lastIndex { if case .rotated = $0 { true } else { false } }

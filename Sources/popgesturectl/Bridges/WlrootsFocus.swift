@@ -1,17 +1,14 @@
 import PopGestureProtocol
 
 /// What the wlroots bridge makes of the compositor's events: the window that is
-/// activated, and how the output that touch maps to is turned. Pure: `WlrootsEvent`s in,
+/// activated, and the enabled outputs, each with its transform and physical size. Pure: `WlrootsEvent`s in,
 /// `FocusSourceEvent`s out, no Wayland and no clock, so the tests drive it directly.
 ///
 /// Both protocols buffer their changes: a window's `app_id` and `state` apply at its
-/// `done`, an output's `name`, `enabled` and `transform` at the manager's `done`. Only
+/// `done`, an output's `name`, `enabled`, `transform` and `physical_size` at the manager's
+/// `done`. Only
 /// then does the tracker look again, and it reports only what changed.
 struct WlrootsTracker {
-    /// The output names of a built-in panel, by prefix (the kernel's connector names
-    /// `eDP-1`, `DSI-1`, `LVDS-1`): the touchscreen of a tablet or a phone is on it.
-    static let builtInPrefixes = ["eDP", "DSI", "LVDS"]
-
     private struct Toplevel: Equatable {
         /// The app id, when it is one the protocol takes (1 to 256 bytes); else unknown.
         var app: String?
@@ -27,6 +24,9 @@ struct WlrootsTracker {
         var enabled = false
         /// A wl_output transform, 0 to 7.
         var transform: Int32 = 0
+        /// `physical_size` in millimetres, untransformed; 0 when the compositor does not know.
+        var widthMillimetres: Int32 = 0
+        var heightMillimetres: Int32 = 0
     }
 
     private var toplevels: [WaylandObjectID: Toplevel] = [:]
@@ -35,10 +35,10 @@ struct WlrootsTracker {
     private var doneCount = 0
     private var heads: [WaylandObjectID: Head] = [:]
     private var pendingHeads: [WaylandObjectID: Head] = [:]
-    /// The outputs in the order the compositor announced them: "the first" output.
+    /// The outputs in the order the compositor announced them, the order they are listed in.
     private var headOrder: [WaylandObjectID] = []
     private var reportedFocus: FocusedWindow?
-    private var reportedRotation: OutputRotation?
+    private var reportedOutputs: OutputList?
     /// Problems already logged: each kind is logged once per run.
     private var logged: Set<String> = []
 
@@ -47,15 +47,6 @@ struct WlrootsTracker {
     var focus: FocusedWindow {
         let active = toplevels.values.filter(\.activated).max { $0.activatedAt < $1.activatedAt }
         return active.map { FocusedWindow(app: $0.app, pid: nil) } ?? .none
-    }
-
-    /// The output touch maps to, by this rule: the first enabled built-in panel (a name
-    /// starting with one of `builtInPrefixes`), else the first enabled output, in the order
-    /// the compositor announced them; nil when no output is enabled.
-    var touchOutput: (name: String?, transform: Int32)? {
-        let enabled = headOrder.compactMap { heads[$0] }.filter(\.enabled)
-        let builtIn = enabled.first { head in Self.builtInPrefixes.contains { head.name?.hasPrefix($0) == true } }
-        return (builtIn ?? enabled.first).map { ($0.name, $0.transform) }
     }
 
     /// A wl_output transform as the daemon's `rotation`: the degrees the screen is turned
@@ -72,6 +63,20 @@ struct WlrootsTracker {
     static func rotation(fromTransform transform: Int32) -> (degrees: Int64, flipped: Bool)? {
         guard (0...7).contains(transform) else { return nil }
         return (Int64(transform % 4) * 90, transform >= 4)
+    }
+
+    /// What is odd about an output's transform, as a kind to log once and its line: one
+    /// outside 0…7 leaves the output out; a flipped one sends only its turn. nil for a plain
+    /// turn. For every bridge whose compositor numbers transforms as wl_output does.
+    static func transformProblem(output name: String, transform: Int32) -> (kind: String, line: String)? {
+        guard let turn = rotation(fromTransform: transform) else {
+            return ("transform", "output \(shown(name)) has transform \(transform), "
+                + "which wl_output does not define (0 to 7): it is left out of the outputs")
+        }
+        guard turn.flipped else { return nil }
+        return ("flipped", "output \(shown(name)) is mirrored (transform flipped"
+            + (turn.degrees == 0 ? "" : "-\(turn.degrees)") + "): only its rotation, \(turn.degrees)°, is sent; "
+            + "popgestured does not mirror touches")
     }
 
     mutating func handle(_ event: WlrootsEvent) -> [FocusSourceEvent] {
@@ -109,7 +114,7 @@ struct WlrootsTracker {
             setPending(id, head)
             if head.name == nil {
                 return logOnce("output-name", "an output's name is \(name.utf8.count) bytes, past "
-                    + "\(ProtocolLimits.maximumIdentifierBytes) (\(quoted(name, limit: 64))): it is sent as unnamed")
+                    + "\(ProtocolLimits.maximumIdentifierBytes) (\(quoted(name, limit: 64))): it is left out of the outputs")
             }
             return []
         case .headEnabled(let id, let enabled):
@@ -122,6 +127,11 @@ struct WlrootsTracker {
             head.transform = transform
             setPending(id, head)
             return []
+        case .headPhysicalSize(let id, let width, let height):
+            var head = pendingHead(id)
+            (head.widthMillimetres, head.heightMillimetres) = (width, height)
+            setPending(id, head)
+            return []
         case .headFinished(let id):
             pendingHeads[id] = nil
             heads[id] = nil
@@ -130,9 +140,9 @@ struct WlrootsTracker {
         case .outputsDone:
             for (id, head) in pendingHeads { heads[id] = head }
             pendingHeads = [:]
-            return reportRotation()
+            return reportOutputs()
         case .outputsFinished:
-            return logOnce("outputs-finished", "the compositor stopped listing its outputs: the rotation is no longer followed")
+            return logOnce("outputs-finished", "the compositor stopped listing its outputs: they are no longer followed")
         case .overflow(let what):
             return logOnce("overflow", "\(what): the ones past it are not followed")
         }
@@ -162,23 +172,26 @@ struct WlrootsTracker {
         return [.focused(now)]
     }
 
-    private mutating func reportRotation() -> [FocusSourceEvent] {
-        guard let output = touchOutput else { return [] }
-        guard let turn = Self.rotation(fromTransform: output.transform),
-              let rotation = OutputRotation(degrees: turn.degrees, output: output.name)
-        else {
-            return logOnce("transform", "output \(Self.shown(output.name)) has transform \(output.transform), "
-                + "which wl_output does not define (0 to 7): its rotation is not sent")
-        }
+    /// The enabled outputs with a name, in the compositor's order, when they differ from
+    /// the last report. An output whose transform wl_output does not define is left out.
+    private mutating func reportOutputs() -> [FocusSourceEvent] {
         var events: [FocusSourceEvent] = []
-        if turn.flipped {
-            events += logOnce("flipped", "output \(Self.shown(rotation.output)) is mirrored (transform flipped"
-                + (turn.degrees == 0 ? "" : "-\(turn.degrees)") + "): only its rotation, \(turn.degrees)°, is sent; "
-                + "popgestured does not mirror touches")
+        var outputs: [ClientRequest.Output] = []
+        for head in headOrder.compactMap({ heads[$0] }) where head.enabled {
+            guard let name = head.name else { continue }  // logged at its name
+            if let problem = Self.transformProblem(output: name, transform: head.transform) {
+                events += logOnce(problem.kind, problem.line)
+            }
+            guard let turn = Self.rotation(fromTransform: head.transform) else { continue }
+            // physical_size is 0 × 0 when the compositor does not know; OutputList leaves it out.
+            outputs.append(ClientRequest.Output(
+                name: name, rotation: turn.degrees, widthMillimetres: Double(head.widthMillimetres),
+                heightMillimetres: Double(head.heightMillimetres), isBuiltIn: OutputList.isBuiltIn(name)))
         }
-        guard rotation != reportedRotation else { return events }
-        reportedRotation = rotation
-        return events + [.rotated(rotation)]
+        let list = OutputList(outputs)
+        guard list != reportedOutputs else { return events }
+        reportedOutputs = list
+        return events + [.outputs(list)]
     }
 
     /// An output's name for a log line: quoted when it holds anything odd.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import PopGestureProtocol
 import SystemPackage
 
 /// `popgesturectl bridge x11`: an EWMH window manager's active window, from the X
@@ -12,6 +13,8 @@ struct X11Bridge: ParsableCommand {
             Watches the root window's _NET_ACTIVE_WINDOW and reports the active window's \
             _NET_WM_PID and the class part of its WM_CLASS (the app id; Wayland's app_id \
             corresponds to it). No active window is reported as no focused window. \
+            With RandR 1.2 it also sends every connected, enabled output: its name, \
+            rotation and physical size, again at each RandR change. \
             Ends with 0 when the X server goes away, as at the end of the session.
             """)
 
@@ -46,18 +49,29 @@ final class X11FocusSource: FocusSource {
     let display: XDisplay
     let watcher: ActiveWindowWatcher
     private var readSinceDrain = false
+    /// Whether RandR may have changed the outputs since they were last read; false for
+    /// good without RandR 1.2.
+    private var outputsStale: Bool
+    private var reportedOutputs: OutputList?
 
-    /// Connects to `display` (nil: `$DISPLAY`) and starts watching the root window.
+    /// Connects to `display` (nil: `$DISPLAY`) and starts watching the root window and,
+    /// with RandR 1.2, the outputs.
     init(display name: String?, log: @escaping (String) -> Void) throws(XDisplayError) {
         display = try XDisplay(name: name)
         watcher = try ActiveWindowWatcher(display: display, log: log)
+        if let problem = display.watchOutputs() {
+            log("\(problem): the outputs are not sent")
+            outputsStale = false
+        } else {
+            outputsStale = true
+        }
     }
 
     var descriptor: FileDescriptor { display.descriptor }
 
     /// True after a read: waiting for its replies, libxcb may have queued events, which
     /// `poll` on `descriptor` cannot see, so `readAvailable` must run again first.
-    var hasBufferedEvents: Bool { readSinceDrain }
+    var hasBufferedEvents: Bool { readSinceDrain || outputsStale }
 
     /// The window active now, before any event.
     func initial() -> FocusedWindow {
@@ -68,10 +82,25 @@ final class X11FocusSource: FocusSource {
     /// Every queued event first, then one read: changes that came together are one report.
     func readAvailable() -> [FocusSourceEvent] {
         var stale = false
-        while let event = display.nextEvent() { stale = watcher.needsReading(after: event) || stale }
+        while let event = display.nextEvent() {
+            if event == .outputsChanged { outputsStale = true }
+            stale = watcher.needsReading(after: event) || stale
+        }
         readSinceDrain = stale
         var events: [FocusSourceEvent] = []
         if stale, let window = watcher.readIfChanged() { events.append(.focused(window)) }
+        if outputsStale {
+            outputsStale = false
+            readSinceDrain = true  // the replies may have brought events in
+            // More than the protocol takes are read, so that a disconnected one counts for none.
+            if let outputs = display.outputs(limit: 4 * ProtocolLimits.maximumOutputs) {
+                let list = X11Outputs.list(outputs)
+                if list != reportedOutputs {
+                    reportedOutputs = list
+                    events.append(.outputs(list))
+                }
+            }
+        }
         display.flush()
         if let failure = display.failure {
             events.append(.ended("the X display \(display.name) went away (\(failure)); done"))
@@ -132,7 +161,7 @@ final class ActiveWindowWatcher {
         case .destroyed(let window):
             // Read again: the window manager's word, or no window when it still names this one.
             window == active && window != .none
-        case .error, .other:
+        case .error, .outputsChanged, .other:
             false
         }
     }
@@ -166,5 +195,35 @@ final class ActiveWindowWatcher {
             log("window \(window): _NET_WM_PID \(error); its pid is unknown")
         }
         return result
+    }
+}
+
+/// What RandR's outputs mean for the daemon: pure, so the rules are tested without a server.
+enum X11Outputs {
+    /// RandR's rotation bits as the daemon's `rotation`. RandR's `RR_Rotate_90` (xrandr's
+    /// `left`) turns the picture 90° counter-clockwise, as a wl_output transform of 90 does
+    /// (Xwayland maps one to the other, `wl_transform_to_xrandr`), and the daemon counts
+    /// that turn as 90. A reflection (`RR_Reflect_X`, `_Y`) sends its turn only: the daemon
+    /// does not mirror. nil when no one rotation bit is set.
+    static func rotation(fromRandR bits: UInt16) -> Int64? {
+        switch bits & 0x0f {
+        case 1: 0  // RR_Rotate_0
+        case 2: 90  // RR_Rotate_90
+        case 4: 180  // RR_Rotate_180
+        case 8: 270  // RR_Rotate_270
+        default: nil
+        }
+    }
+
+    /// The connected outputs that show part of the screen, in RandR's order, with their
+    /// rotation, size (RandR's millimetres, untransformed; 0 is unknown) and built-in by
+    /// connector name (`eDP-1`, `LVDS-1`, `DSI-1`).
+    static func list(_ outputs: [XDisplay.RandROutput]) -> OutputList {
+        OutputList(outputs.compactMap { output in
+            guard output.connected, output.enabled, let rotation = rotation(fromRandR: output.rotation) else { return nil }
+            return ClientRequest.Output(
+                name: output.name, rotation: rotation, widthMillimetres: Double(output.widthMillimetres),
+                heightMillimetres: Double(output.heightMillimetres), isBuiltIn: OutputList.isBuiltIn(output.name))
+        })
     }
 }

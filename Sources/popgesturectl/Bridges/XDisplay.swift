@@ -16,6 +16,8 @@ enum XEvent: Equatable {
     /// An X error for one of our unchecked requests, by its code (3 is BadWindow: a window
     /// we asked about went away meanwhile).
     case error(code: UInt8)
+    /// RandR says a screen, CRTC or output changed (RRScreenChangeNotify, RRNotify).
+    case outputsChanged
     case other
 }
 
@@ -37,6 +39,8 @@ enum XPropertyRead: Equatable {
 /// with typed values. The only file that sees xcb's C types.
 final class XDisplay {
     private let connection: OpaquePointer
+    /// RandR's first event number, once `watchOutputs` found RandR 1.2 or later; nil before.
+    private var randrFirstEvent: UInt8?
     /// The default screen's root window, where the window manager keeps `_NET_ACTIVE_WINDOW`.
     let root: XWindow
     /// The display as named (`:0`), or `$DISPLAY` when none was.
@@ -132,12 +136,90 @@ final class XDisplay {
             truncated: reply.pointee.bytes_after > 0 || bytes.count > maximumBytes))
     }
 
+    /// One output as RandR describes it (`GetOutputInfo`, and its CRTC's `GetCrtcInfo`).
+    struct RandROutput: Equatable {
+        var name: String
+        /// Whether a monitor is connected (RandR's `Connected`, not `Disconnected` or `Unknown`).
+        var connected: Bool
+        /// Whether it shows part of the screen: it has a CRTC.
+        var enabled: Bool
+        /// The CRTC's rotation and reflection bits (`XCB_RANDR_ROTATION_*`); 0 without a CRTC.
+        var rotation: UInt16
+        /// The monitor's size as RandR has it (EDID), untransformed; 0 when unknown.
+        var widthMillimetres: UInt32
+        var heightMillimetres: UInt32
+    }
+
+    /// Asks for RandR's screen, CRTC and output changes on the root window, as
+    /// `.outputsChanged` events. Returns why not: the server has no RandR 1.2 (which
+    /// has outputs and CRTCs); nil when it watches.
+    func watchOutputs() -> String? {
+        guard let extensionData = popgesture_randr_extension(connection), extensionData.pointee.present != 0 else {
+            return "the X display \(name) has no RandR extension"
+        }
+        let cookie = xcb_randr_query_version(connection, 1, 2)
+        guard let reply = xcb_randr_query_version_reply(connection, cookie, nil) else {
+            return "the X display \(name) did not answer RandR's QueryVersion"
+        }
+        defer { free(reply) }
+        let (major, minor) = (reply.pointee.major_version, reply.pointee.minor_version)
+        guard major > 1 || (major == 1 && minor >= 2) else {
+            return "the X display \(name) has RandR \(major).\(minor), without outputs (1.2 has them)"
+        }
+        randrFirstEvent = extensionData.pointee.first_event
+        let mask = XCB_RANDR_NOTIFY_MASK_SCREEN_CHANGE.rawValue | XCB_RANDR_NOTIFY_MASK_CRTC_CHANGE.rawValue
+            | XCB_RANDR_NOTIFY_MASK_OUTPUT_CHANGE.rawValue
+        xcb_randr_select_input(connection, root.rawValue, UInt16(mask))
+        return nil
+    }
+
+    /// Every output of the root window's screen, in RandR's order, at most `limit` of them;
+    /// nil when RandR does not answer (the connection broke).
+    func outputs(limit: Int) -> [RandROutput]? {
+        let cookie = xcb_randr_get_screen_resources_current(connection, root.rawValue)
+        guard let resources = xcb_randr_get_screen_resources_current_reply(connection, cookie, nil) else { return nil }
+        defer { free(resources) }
+        let count = Int(xcb_randr_get_screen_resources_current_outputs_length(resources))
+        guard count > 0, let ids = xcb_randr_get_screen_resources_current_outputs(resources) else { return [] }
+        let timestamp = resources.pointee.config_timestamp
+        var outputs: [RandROutput] = []
+        for id in UnsafeBufferPointer(start: ids, count: min(count, limit)) {
+            let infoCookie = xcb_randr_get_output_info(connection, id, timestamp)
+            // An output gone meanwhile: the change's event follows, and with it a new read.
+            guard let info = xcb_randr_get_output_info_reply(connection, infoCookie, nil) else { continue }
+            defer { free(info) }
+            let length = Int(xcb_randr_get_output_info_name_length(info))
+            let name = String(decoding: UnsafeBufferPointer(start: xcb_randr_get_output_info_name(info), count: max(0, length)),
+                              as: UTF8.self)
+            let crtc = info.pointee.crtc
+            var rotation: UInt16 = 0
+            if crtc != 0 {
+                let crtcCookie = xcb_randr_get_crtc_info(connection, crtc, timestamp)
+                if let crtcInfo = xcb_randr_get_crtc_info_reply(connection, crtcCookie, nil) {
+                    rotation = crtcInfo.pointee.rotation
+                    free(crtcInfo)
+                }
+            }
+            outputs.append(RandROutput(
+                name: name, connected: info.pointee.connection == UInt8(XCB_RANDR_CONNECTION_CONNECTED.rawValue),
+                enabled: crtc != 0, rotation: rotation, widthMillimetres: info.pointee.mm_width,
+                heightMillimetres: info.pointee.mm_height))
+        }
+        return outputs
+    }
+
     /// The next event already read or readable without blocking; nil when there is none now.
     func nextEvent() -> XEvent? {
         guard let event = xcb_poll_for_event(connection) else { return nil }
         defer { free(event) }
         // The top bit says the event was sent by a client (SendEvent); the kind is the rest.
-        switch Int32(event.pointee.response_type & 0x7f) {
+        let kind = event.pointee.response_type & 0x7f
+        if let first = randrFirstEvent,
+           kind == first &+ UInt8(XCB_RANDR_SCREEN_CHANGE_NOTIFY) || kind == first &+ UInt8(XCB_RANDR_NOTIFY)
+        {
+            return .outputsChanged
+        }
+        switch Int32(kind) {
         case 0:
             let code = UnsafeRawPointer(event).load(as: xcb_generic_error_t.self).error_code
             return .error(code: code)

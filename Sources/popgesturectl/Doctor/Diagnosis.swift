@@ -201,15 +201,40 @@ struct Diagnosis {
         if let width = device.widthMillimetres, let height = device.heightMillimetres {
             text += ", \(Self.millimetres(width)) × \(Self.millimetres(height)) mm"
         }
+        switch device.sizeSource {
+        case "output"?: text += " (the size of the display it drives, as the shell reports it)"
+        case "display"?: text += " (the size the EDID of the display it drives gives)"
+        default: break
+        }
         if let rotation = device.rotation { text += ", rotation \(rotation)°" + Self.rotationOrigin(of: device) }
         if let seat = device.seat { text += ", seat \(seat)" }
-        guard device.sizeAssumed != true else {
-            return .warning(
-                text + "; that size is a guess",
-                ["it reports no resolution and udev gives no ID_INPUT_WIDTH_MM/ID_INPUT_HEIGHT_MM, so the edge zone and distances in mm may be off"],
-                fixes: ["give udev its size (a hwdb entry or rule setting ID_INPUT_WIDTH_MM and ID_INPUT_HEIGHT_MM), then: sudo systemctl reload popgestured"])
+        // An older daemon says only sizeAssumed.
+        guard device.sizeSource == "assumed" || (device.sizeSource == nil && device.sizeAssumed == true) else {
+            return .ok(text)
         }
-        return .ok(text)
+        var details = ["it reports no resolution and udev gives no ID_INPUT_WIDTH_MM/ID_INPUT_HEIGHT_MM"]
+        if device.kind == "touchscreen" {
+            details[0] += ", and the display it drives gives no size (the daemon's log says why: journalctl -u popgestured | grep \(device.path))"
+        }
+        details.append("so the edge zone and every distance in mm are measured on a 10.1-inch panel (217 × 136 mm): on a smaller one the edge zone is narrower than the 4.8 mm it should be")
+        return .warning(text + "; that size is a guess", details, fixes: Self.sizeFixes(name: device.name, node: device.path))
+    }
+
+    /// The two ways to give a device its size, as lines to paste: udev's
+    /// `ID_INPUT_WIDTH_MM`/`ID_INPUT_HEIGHT_MM` from a rule, or the axes' resolution
+    /// from a hwdb entry (`EVDEV_ABS_00`/`01` for `ABS_X`/`ABS_Y`, `35`/`36` for the
+    /// multitouch positions). The daemon reopens the device on udev's change.
+    static func sizeFixes(name: String, node: String) -> [String] {
+        // udev's rule and hwdb matches are globs: a quote would end the string, so match any character there.
+        let pattern = String(name.map { $0 == "\"" || $0 == "'" || $0 == "\\" || $0.isNewline ? "?" : $0 })
+        let rule = #"ACTION!="remove", KERNEL=="event*", ATTRS{name}==""# + pattern
+            + #"", ENV{ID_INPUT_WIDTH_MM}="<width mm>", ENV{ID_INPUT_HEIGHT_MM}="<height mm>""#
+        let hwdb = #"evdev:name:\#(pattern):*\n EVDEV_ABS_00=::<x units per mm>\n EVDEV_ABS_01=::<y units per mm>\n"#
+            + #" EVDEV_ABS_35=::<x units per mm>\n EVDEV_ABS_36=::<y units per mm>\n"#
+        return [
+            "measure the visible screen in mm, then set udev's size for it: echo '\(rule)' | sudo tee /etc/udev/rules.d/61-popgestured-size.rules && sudo udevadm control --reload && sudo udevadm trigger --action=change \(node)",
+            "or give its axes a resolution (units per mm: each axis's range, which libinput record shows, divided by that side in mm): printf '\(hwdb)' | sudo tee /etc/udev/hwdb.d/61-popgestured-size.hwdb && sudo systemd-hwdb update && sudo udevadm trigger --action=change \(node)",
+        ]
     }
 
     /// ` from the shell (output eDP-1)`, ` from the sensor`; empty from a daemon that does not say.

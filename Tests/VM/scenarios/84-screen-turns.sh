@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# timeout: 420
+# timeout: 600
 # (r) Issue 20, the gesture turns with the screen. The ELAN panel (331.2 x 187.2 mm,
 # landscape) from its real description; turned 90 degrees clockwise it is a screen
 # 187.2 mm wide and 331.2 mm tall whose point (x, y) is the panel's (y, 1 - x): a
@@ -9,7 +9,8 @@
 #     Turned, that is 9 mm across and 159 mm down the screen: too steep.
 #   - turned back: panel x 0.5, y 0.98 -> 0.5: from 2 % of the turned width, half-way
 #     down, 90 mm toward the turned screen's right.
-#   - held landscape back: down at x 0.02, to 0.3, resting 4 s, then on to 0.9.
+#   - held landscape back: down at x 0.02, to 0.3, resting 8 s (room for a slow
+#     gdbus call under TCG), then on to 0.9.
 # First a shell client (role shell) reports the output turned 90 degrees: the turned
 # back goes back, the landscape back is refused as too-steep, and a turn while a
 # landscape pop is under the finger gives pop-cancelled (rotated) and no back. Then
@@ -17,6 +18,10 @@
 # net.hadess.SensorProxy (Tests/Fixtures/iio/fake-sensor-proxy.py) on a dbus-daemon
 # of the scenario's own, which the daemon takes for the system bus
 # (DBUS_SYSTEM_BUS_ADDRESS); left-up is 90 degrees, as mutter maps it.
+# Last (issue 27), a shell lists its outputs with eDP-1 at transform 0 while the
+# sensor says left-up: the shell's 0 is the truth, the accelerometer is released
+# (the fake proxy counts no claim), and a tilt under a held swipe cancels nothing;
+# the shell gone, the sensor is claimed again and turns the screen.
 source "$(dirname "$0")/../lib.sh"
 
 desc=$(recording elan-touchscreen.desc)  # protocol B, 3312 x 1872 at 10 units/mm
@@ -25,7 +30,7 @@ turned="$WORK/turned-back.events"
 held="$WORK/landscape-held.events"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.02 --to 0.5 --y 0.5 --to-y 0.45 >"$landscape"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.5 --y 0.98 --to-y 0.5 >"$turned"
-python3 "$VM_DIR/make-swipe.py" "$desc" --shape hold --from 0.02 --hold-at 0.3 --to 0.9 --y 0.5 --hold-ms 4000 >"$held"
+python3 "$VM_DIR/make-swipe.py" "$desc" --shape hold --from 0.02 --hold-at 0.3 --to 0.9 --y 0.5 --hold-ms 8000 >"$held"
 
 # The scenario's own bus, standing for the system bus; nobody owns the proxy's name yet.
 BUS="unix:path=$RUNDIR/system_bus_socket"
@@ -137,6 +142,43 @@ turn_left_up() { set_orientation left-up; }
 turn_mid_swipe turn_left_up "the sensor turns the screen"
 expect_screen 90 sensor left-up
 one_more_back "$turned" "the turned back after the sensor's cancel"
+
+claims() {
+    gdbus call --address "$BUS" --dest net.hadess.SensorProxy --object-path /net/hadess/SensorProxy \
+        --method net.hadess.SensorProxy.FakeControl.Claims | sed -n 's/^(uint32 \([0-9]*\),)$/\1/p'
+}
+claims_are() { [ "$(claims)" = "$1" ]; }
+
+log "-- a shell lists its outputs: eDP-1 at transform 0 while the sensor says left-up"
+open_client outputs-shell '"role":"shell"'
+request outputs-shell outputs-focus '"type":"focused-window","app":"vm-app","pid":'"${CLIENT_PID[app]}"
+request outputs-shell outputs '"type":"outputs","outputs":[{"name":"eDP-1","rotation":0,"builtIn":true}]'
+expect_screen 0 shell unused
+wait_for 30 "the daemon to release the accelerometer" claims_are 0
+log "the fake proxy counts $(claims) claims"
+"$POPGESTURECTL" status --json --socket "$SOCK" | python3 -c '
+import json, sys
+device = json.load(sys.stdin)["devices"][0]
+got = (device.get("rotation"), device.get("rotationSource"), device.get("output"))
+sys.exit(0 if got == (0, "shell", "eDP-1") else "device: %r" % (got,))' || fail "the device does not turn with eDP-1"
+one_more_back "$landscape" "the landscape back (the shell says 0, the sensor left-up)"
+log "-- a tilt under a held swipe: nothing turns, nothing is cancelled"
+began=$(count_events "$WORK/app.out" pop-began)
+play_bg "$DEV_NODE" "$held"
+wait_for 30 "the held swipe to begin (tilt)" has_events "$WORK/app.out" pop-began $((began + 1))
+set_orientation normal
+set_orientation left-up
+wait "$PLAY_PID" 2>/dev/null || true
+backs=$((backs + 1))
+wait_for 30 "the held swipe to go back across the tilt" has_events "$WORK/app.out" back "$backs"
+expect_events "$WORK/app.out" pop-cancelled "$cancels"
+push_detail app "push-$backs"
+expect_screen 0 shell unused
+
+log "-- that shell leaves: the sensor is claimed again and turns the screen"
+kill "${CLIENT_PID[outputs-shell]}"
+expect_screen 90 sensor left-up
+wait_for 30 "the daemon to claim the accelerometer again" claims_are 1
 
 grep -q "rotation 90° from the shell, output eDP-1, was 0° from the configuration" "$DAEMON_LOG" ||
     fail "the daemon did not log the shell's rotation with its source"
