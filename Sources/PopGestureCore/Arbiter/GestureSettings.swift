@@ -50,6 +50,11 @@ public struct GestureSettings: Sendable, Hashable {
     /// it, 8 of the corpus's 144 text selections (a press of 500–800 ms, then a drag along
     /// the line) went back in fullscreen mode: the long ones on the portrait tablet. nil:
     /// no such guard (before issue 22).
+    ///
+    /// Touchscreens only: a touchpad selects nothing by pressing, and fingers rest on it
+    /// before a two-finger swipe (0.4–0.56 s in issue 27's reports), which must still go
+    /// back. What it costs on a touchscreen: a back that starts slowly, staying within
+    /// the 2 mm slop for over 500 ms, is a press and never goes back; lift and swipe again.
     public var longPressDuration: Duration? = .milliseconds(500)
 
     /// How far a finger may wander and still be pressing, for ``longPressDuration``.

@@ -132,7 +132,9 @@ public func popRejection(
     if isSteeper(dx: pan.translationX, dy: pan.translationY, than: limit) { return .tooSteep }
 
     // A finger that rested before it moved made a long press: the app's text selection.
-    if let press = settings.longPressDuration, pan.heldMicroseconds >= press.microsecondsRounded {
+    // Only on a touchscreen: a touchpad has no press to select with, and fingers rest on
+    // it before a swipe.
+    if pan.isOnScreen, let press = settings.longPressDuration, pan.heldMicroseconds >= press.microsecondsRounded {
         return .longPress
     }
 
