@@ -114,6 +114,11 @@ public struct RateTable: Sendable {
     public struct Key: Sendable, Hashable {
         public var family: GestureCorpus.Family
         public var rate: Int
+
+        public init(family: GestureCorpus.Family, rate: Int) {
+            self.family = family
+            self.rate = rate
+        }
     }
 
     public private(set) var cells: [Key: Cell] = [:]

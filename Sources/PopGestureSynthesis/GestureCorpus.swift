@@ -209,7 +209,7 @@ public enum GestureCorpus {
         return cases
     }
 
-    static func thumbArc(
+    public static func thumbArc(
         _ screen: PhysicalSize, _ hand: Hand, radius: Double, beyond: Double, landing: Double, bendsDown: Bool,
         sweep: Double, ms: Int
     ) -> Case {
@@ -240,7 +240,7 @@ public enum GestureCorpus {
         return cases
     }
 
-    static func edgeFlick(
+    public static func edgeFlick(
         _ screen: PhysicalSize, _ hand: Hand, length: Double, ms: Int, degrees: Double, landing: Double
     ) -> Case {
         Case(
@@ -266,7 +266,7 @@ public enum GestureCorpus {
         return cases
     }
 
-    static func slowDrag(
+    public static func slowDrag(
         _ screen: PhysicalSize, _ hand: Hand, fromEdge: Bool, share: Double, speed: Double, degrees: Double
     ) -> Case {
         let length = screen.width * share
@@ -295,7 +295,7 @@ public enum GestureCorpus {
 
     /// Up to 25° is shallow (a back mid-screen in fullscreen mode), from 35° steep (a
     /// back only from the edge).
-    static func diagonalDrag(_ screen: PhysicalSize, _ hand: Hand, fromEdge: Bool, degrees: Double, down: Bool) -> Case {
+    public static func diagonalDrag(_ screen: PhysicalSize, _ hand: Hand, fromEdge: Bool, degrees: Double, down: Bool) -> Case {
         let length = screen.width * 0.5
         let x = fromEdge ? 2 : screen.width * 0.3
         let expected: [GestureMode: Expectation]
@@ -333,7 +333,7 @@ public enum GestureCorpus {
     }
 
     /// `flung`: speeds up and lifts moving; else comes to rest (minimum jerk).
-    static func verticalScroll(
+    public static func verticalScroll(
         _ screen: PhysicalSize, _ hand: Hand, degrees: Double, down: Bool, fromEdge: Bool, flung: Bool, ms: Int
     ) -> Case {
         let x = fromEdge ? 2 : screen.width * 0.5
@@ -358,7 +358,7 @@ public enum GestureCorpus {
         return cases
     }
 
-    static func diagonalScroll(_ screen: PhysicalSize, _ hand: Hand, degrees: Double, down: Bool, fromEdge: Bool)
+    public static func diagonalScroll(_ screen: PhysicalSize, _ hand: Hand, degrees: Double, down: Bool, fromEdge: Bool)
         -> Case
     {
         let x = fromEdge ? 2 : screen.width * 0.5
@@ -384,7 +384,7 @@ public enum GestureCorpus {
         return cases
     }
 
-    static func mapPan(_ screen: PhysicalSize, _ hand: Hand, degrees: Double, flung: Bool, ms: Int) -> Case {
+    public static func mapPan(_ screen: PhysicalSize, _ hand: Hand, degrees: Double, flung: Bool, ms: Int) -> Case {
         // The map: everything but a 10 mm band at the leading edge.
         let band = min(0.5, 10 / screen.width)
         let map = hand == .left
@@ -411,7 +411,7 @@ public enum GestureCorpus {
         return cases
     }
 
-    static func textSelection(
+    public static func textSelection(
         _ screen: PhysicalSize, _ hand: Hand, press: Int, x: Double, length: Double, degrees: Double
     ) -> Case {
         Case(
@@ -435,7 +435,7 @@ public enum GestureCorpus {
         return cases
     }
 
-    static func tap(_ screen: PhysicalSize, _ hand: Hand, x: Double, ms: Int, slide: Double) -> Case {
+    public static func tap(_ screen: PhysicalSize, _ hand: Hand, x: Double, ms: Int, slide: Double) -> Case {
         Case(
             name: "tap at \(mm(x)) mm for \(ms) ms, sliding \(mm(slide)) mm, \(hand) hand",
             family: .tap, hand: hand,
@@ -457,7 +457,7 @@ public enum GestureCorpus {
     }
 
     /// The first finger lands `x` mm in, the second 40 mm farther in, `delay` ms later.
-    static func zoom(_ screen: PhysicalSize, _ hand: Hand, delay: Int, spread: Bool, x: Double) -> Case {
+    public static func zoom(_ screen: PhysicalSize, _ hand: Hand, delay: Int, spread: Bool, x: Double) -> Case {
         let apart = 40.0
         let each = spread ? 15.0 : -15
         let fingers = [
