@@ -194,6 +194,16 @@ import Testing
         #expect(feed(.ended(Self.at(6.75, ms: 1034.8, vx: 267, scan: 0)), nav) == .none)
     }
 
+    @Test mutating func aTapThatSlides2MillimetresWithinAScanNeverDecides() throws {
+        let nav = try Self.navigation()
+        // Lands 2 mm in on a 60 Hz panel, slides 2 mm inward by the next scan, lifts: the
+        // earliest landing is the glass's edge, but distances count from half-way, 3 mm short.
+        _ = feed(.began(Self.at(2, ms: 0, scan: 16_667)), nav)
+        #expect(feed(.changed(Self.at(4, ms: 16.7, scan: 16_667)), nav) == .none)
+        #expect(feed(.ended(Self.at(4, ms: 33.3, vx: 120, scan: 16_667)), nav) == .none)
+        #expect(arbiter.state == .idle)
+    }
+
     @Test mutating func theLandingNeverLeavesTheScreen() {
         // Seen 1 mm in, then 9 mm in, one 16.7 ms scan apart: taken back 8 mm it would be off the glass.
         let first = Self.at(1, ms: 10, scan: 16_667), next = Self.at(9, ms: 26.7, scan: 16_667)

@@ -206,9 +206,8 @@ import Testing
     func fullscreenBackIsCancelled() throws {
         var rig = try Rig()
         rig.script.down(at: 0.3, 0.5)
-        // 1.5 mm a frame: the first move, with the 1.5 mm the finger may have moved before
-        // the first scan, is not yet past the decision distance.
-        rig.script.move(byMillimetres: 120, 0, over: .milliseconds(800))
+        // 2 mm a frame: the first move is not yet past the decision distance.
+        rig.script.move(byMillimetres: 80, 0, over: .milliseconds(400))
         rig.script.up()
         rig.feed()
         #expect(rig.wentBack)
@@ -231,7 +230,7 @@ import Testing
     func secondFingerDuringBackIsSplit() throws {
         var rig = try Rig()
         rig.script.down(0, at: 0.3, 0.5)
-        rig.script.move(0, byMillimetres: 30, 0, over: .milliseconds(200))  // 1.5 mm a frame, as above.
+        rig.script.move(0, byMillimetres: 40, 0, over: .milliseconds(200))
         rig.script.down(1, at: 0.7, 0.2)
         rig.script.move([0, 1], byMillimetres: 10, 10, over: .milliseconds(50))
         rig.script.up(0)

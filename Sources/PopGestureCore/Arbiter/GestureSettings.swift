@@ -75,8 +75,8 @@ public struct GestureSettings: Sendable, Hashable {
     public var flingVelocityMillimetresPerSecond: Double = 180
 
     /// A release is a fling only after the finger travelled at least this far toward
-    /// the trailing side since it landed (the landing taken back along the finger's first
-    /// move by up to one scan interval, ``PopArbiter``); shorter, progress decides. Default 10 mm:
+    /// the trailing side since it landed (taken half a scan interval back along the
+    /// finger's first move, ``PopArbiter``); shorter, progress decides. Default 10 mm:
     /// about a fingertip's contact width, so a jab that barely passes the decision
     /// distance is never a fling (UIKit and Android fling only after a drag).
     public var flingMinimumDistanceMillimetres: Double = 10

@@ -126,8 +126,8 @@ public struct PopArbiter: Sendable {
     public private(set) var state: State = .idle
     /// While deciding: when the finger first left the long-press slop; nil until then.
     private var pressEnded: Timestamp?
-    /// Where and when the pan's finger landed (``landing(first:next:)``), once a second
-    /// report told; nil until then.
+    /// The earliest the pan's finger can have landed (``landing(first:next:)``), once a
+    /// second report told; nil until then.
     private var landing: PanSample?
     public var settings: GestureSettings
     private var logger: Logger
@@ -159,7 +159,7 @@ public struct PopArbiter: Sendable {
             case .changed(let sample):
                 // The second report tells how the finger moved when it landed.
                 if landing == nil { landing = Self.landing(first: origin, next: sample) }
-                if pressEnded == nil && distance(origin, sample) > settings.longPressSlopMillimetres {
+                if pressEnded == nil && distance(origin.position, sample) > settings.longPressSlopMillimetres {
                     pressEnded = sample.time
                 }
                 return decide(device: device, origin: origin, sample: sample, surface: surface, navigation: navigation)
@@ -186,8 +186,8 @@ public struct PopArbiter: Sendable {
             case .ended(let sample):
                 let velocity = sample.velocityX * direction
                 // From the landing: a flick's start the late first scan missed counts too.
+                let travel = (sample.position.xMillimetres - expectedLanding(origin).xMillimetres) * direction
                 let landing = landing ?? origin
-                let travel = (sample.position.xMillimetres - landing.position.xMillimetres) * direction
                 // A flick or a thumb's arc off the bezel is short, and slower across the
                 // screen than a straight swipe: at the edge, a shorter and slower one flings.
                 let fromEdge = surface.isOnScreen && settings.isInEdgeZone(
@@ -241,7 +241,7 @@ public struct PopArbiter: Sendable {
         let dx = sample.position.xMillimetres - origin.position.xMillimetres
         let dy = sample.position.yMillimetres - origin.position.yMillimetres
         // From the landing: a short flick that a late first scan saw half of still decides.
-        guard distance(landing ?? origin, sample) >= settings.decisionDistanceMillimetres else { return .none }
+        guard distance(expectedLanding(origin), sample) >= settings.decisionDistanceMillimetres else { return .none }
         let destination = navigation.destination(backInput: settings.backInput, on: surface.seat)
         let layout = if case .navigator(let front) = destination {
             navigation.layout(of: front)
@@ -267,7 +267,7 @@ public struct PopArbiter: Sendable {
         return .began(target, progress: progress)
     }
 
-    /// Where and when the finger landed, from its first two reports. The panel's first
+    /// The earliest the finger can have landed, from its first two reports. The panel's first
     /// scan after a finger lands comes up to one scan interval later, and a flick has
     /// moved by then: 20 mm in 30 ms moves 11 mm in a 60 Hz interval, out of the edge
     /// zone before the panel sees it. So the landing is taken one interval before the
@@ -295,9 +295,24 @@ public struct PopArbiter: Sendable {
         return landing
     }
 
-    private func distance(_ origin: PanSample, _ sample: PanSample) -> Double {
-        let dx = sample.position.xMillimetres - origin.position.xMillimetres
-        let dy = sample.position.yMillimetres - origin.position.yMillimetres
+    /// Where distances count from: half-way between the earliest landing and the first
+    /// report, where the finger was on average when it landed, since the first scan comes
+    /// at any moment of its interval. The edge zone and the durations take the earliest
+    /// landing, so that a flick off the bezel is never judged by where a late scan found
+    /// it; distances take this one, so that a tap that slides 2 mm within one scan stays
+    /// under the 4 mm decision distance.
+    private func expectedLanding(_ origin: PanSample) -> ScreenPoint {
+        guard let earliest = landing?.position else { return origin.position }
+        let first = origin.position
+        return ScreenPoint(
+            x: (earliest.x + first.x) / 2, y: (earliest.y + first.y) / 2,
+            xMillimetres: (earliest.xMillimetres + first.xMillimetres) / 2,
+            yMillimetres: (earliest.yMillimetres + first.yMillimetres) / 2)
+    }
+
+    private func distance(_ origin: ScreenPoint, _ sample: PanSample) -> Double {
+        let dx = sample.position.xMillimetres - origin.xMillimetres
+        let dy = sample.position.yMillimetres - origin.yMillimetres
         return (dx * dx + dy * dy).squareRoot()
     }
 
