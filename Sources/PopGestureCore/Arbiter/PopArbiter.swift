@@ -185,7 +185,7 @@ public struct PopArbiter: Sendable {
                 return .progress(target, now)
             case .ended(let sample):
                 let velocity = sample.velocityX * direction
-                // From the landing: a flick's start the late first scan missed counts too.
+                // From the expected landing: the start of a flick that a late first scan missed counts.
                 let travel = (sample.position.xMillimetres - expectedLanding(origin).xMillimetres) * direction
                 let landing = landing ?? origin
                 // A flick or a thumb's arc off the bezel is short, and slower across the
@@ -240,7 +240,7 @@ public struct PopArbiter: Sendable {
     ) -> Action {
         let dx = sample.position.xMillimetres - origin.position.xMillimetres
         let dy = sample.position.yMillimetres - origin.position.yMillimetres
-        // From the landing: a short flick that a late first scan saw half of still decides.
+        // From the expected landing: a short flick that a late first scan saw half of still decides.
         guard distance(expectedLanding(origin), sample) >= settings.decisionDistanceMillimetres else { return .none }
         let destination = navigation.destination(backInput: settings.backInput, on: surface.seat)
         let layout = if case .navigator(let front) = destination {

@@ -186,9 +186,6 @@ public struct PanRecognizer: Sendable {
         }
     }
 
-    /// The device's scan interval as its frames so far show it, in microseconds.
-    public var scanInterval: Int64 { scan.microseconds }
-
     /// Cancels a pan in progress because its device is going away.
     public mutating func deviceRemoved(at time: Timestamp) -> PanEvent? {
         guard state == .panning else {
