@@ -60,6 +60,31 @@ import Testing
         }
     }
 
+    @Test("Issue 27's flicks: 150 edge flicks of 8–20 mm in 30–40 ms, first seen anywhere in a scan, go back at every rate in edge mode",
+          arguments: GestureCorpus.reportRates)
+    func shortEdgeFlicksAtEveryRate(hertz: Int) throws {
+        var player = try CorpusPlayer(device: CorpusDevices.panels[2].description)
+        player.frameInterval = .microseconds((1_000_000.0 / Double(hertz)).rounded())
+        var missed: [String] = []
+        var unseen = 0
+        for length in [8.0, 11, 14, 17, 20] {
+            for ms in [30, 35, 40] {
+                for tenth in 0..<10 {
+                    var flick = GestureCorpus.edgeFlick(player.screen, .left, length: length, ms: ms, degrees: 10, landing: 2)
+                    flick.scanPhase = (Double(tenth) + 0.5) / 10
+                    // Seen at one scan, it never moved for the panel: no rule can take it.
+                    guard player.scansSeeingFirstFinger(flick) >= 2 else { unseen += 1; continue }
+                    let outcome = player.play(flick, settings: GestureSettings(), mode: .edge)
+                    if !outcome.isBack { missed.append("\(flick.name): \(outcome)") }
+                }
+            }
+        }
+        #expect(missed.isEmpty, "\(missed.count) of \(150 - unseen) at \(hertz) Hz, first: \(missed.prefix(3))")
+        // Only a 30 ms flick at 60 Hz fits between two scans: when the first scan comes
+        // after 80 % of an interval (2 phases of 10, at 5 lengths).
+        #expect(unseen == (hertz == 60 ? 10 : 0), "\(unseen) unseen at \(hertz) Hz")
+    }
+
     @Test("The tuning and test sets are different gestures, and each is the same on every run")
     func theSetsAreApartAndRepeatable() {
         let screen = PhysicalSize(width: 217, height: 136)
