@@ -15,6 +15,23 @@ public struct GestureSettingFlags: ParsableArguments {
     var commitProgress: String?
     @Option(name: .setting(.flingVelocity), parsing: .unconditional, help: .setting(.flingVelocity))
     var flingVelocity: String?
+    @Option(name: .setting(.edgeMaxAngle), parsing: .unconditional, help: .setting(.edgeMaxAngle))
+    var edgeMaxAngle: String?
+    @Option(name: .setting(.flingMinimumDistance), parsing: .unconditional, help: .setting(.flingMinimumDistance))
+    var flingMinimumDistance: String?
+    @Option(name: .setting(.flingMinimumDuration), parsing: .unconditional, help: .setting(.flingMinimumDuration))
+    var flingMinimumDuration: String?
+    @Option(name: .setting(.edgeFlingVelocity), parsing: .unconditional, help: .setting(.edgeFlingVelocity))
+    var edgeFlingVelocity: String?
+    @Option(name: .setting(.edgeFlingMinimumDistance), parsing: .unconditional,
+            help: .setting(.edgeFlingMinimumDistance))
+    var edgeFlingMinimumDistance: String?
+    @Option(name: .setting(.edgeFlingMinimumDuration), parsing: .unconditional,
+            help: .setting(.edgeFlingMinimumDuration))
+    var edgeFlingMinimumDuration: String?
+    @Option(name: .setting(.longPress), parsing: .unconditional, help: .setting(.longPress)) var longPress: String?
+    @Option(name: .setting(.longPressSlop), parsing: .unconditional, help: .setting(.longPressSlop))
+    var longPressSlop: String?
     @Option(name: .setting(.layout), help: .setting(.layout)) var layout: String?
     @Option(name: .setting(.transitionTimeout), parsing: .unconditional, help: .setting(.transitionTimeout))
     var transitionTimeout: String?
@@ -28,6 +45,10 @@ public struct GestureSettingFlags: ParsableArguments {
         for (key, text) in [
             (Configuration.Key.mode, mode), (.edgeWidth, edgeWidth), (.decisionDistance, decisionDistance),
             (.maxAngle, maxAngle), (.commitProgress, commitProgress), (.flingVelocity, flingVelocity),
+            (.edgeMaxAngle, edgeMaxAngle), (.flingMinimumDistance, flingMinimumDistance),
+            (.flingMinimumDuration, flingMinimumDuration), (.edgeFlingVelocity, edgeFlingVelocity),
+            (.edgeFlingMinimumDistance, edgeFlingMinimumDistance), (.edgeFlingMinimumDuration, edgeFlingMinimumDuration),
+            (.longPress, longPress), (.longPressSlop, longPressSlop),
             (.layout, layout), (.transitionTimeout, transitionTimeout), (.rotation, rotation),
         ] {
             overrides[key] = text

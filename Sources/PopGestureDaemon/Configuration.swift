@@ -47,8 +47,8 @@ public struct Configuration: Sendable, Hashable {
     /// Where `popgestured.socket` listens; used only without socket activation.
     public static let defaultSocketPath = "/run/popgestured/popgestured.sock"
 
-    /// `mode`, `edge-width-mm`, `decision-distance-mm`, `max-angle-degrees`,
-    /// `commit-progress`, `fling-velocity-mm-per-s`. Defaults: ``GestureSettings``.
+    /// `mode`, `edge-width-mm`, `decision-distance-mm`, the angle, fling and long-press
+    /// keys (``Key/gestureKeys``). Defaults: ``GestureSettings``.
     public var gesture: GestureSettings
     /// `layout`: for navigators that do not choose one. Default: ``NavigationState/defaultLayout``.
     public var defaultLayout: LayoutDirection

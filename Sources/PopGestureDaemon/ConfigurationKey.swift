@@ -69,6 +69,18 @@ extension Configuration {
                 format: { "\($0)" })
         }
 
+        /// A whole number of milliseconds in `range`: `edge-fling-min-duration-ms = 30`.
+        init(
+            _ name: String, flag: String, _ path: WritableKeyPath<Configuration, Duration> & Sendable,
+            milliseconds range: ClosedRange<Int>, summary: String
+        ) {
+            self.init(
+                name, flag: flag, path,
+                expected: "a whole number of milliseconds between \(range.lowerBound) and \(range.upperBound)",
+                summary: summary, parse: { Int($0).flatMap { range.contains($0) ? .milliseconds($0) : nil } },
+                format: { "\($0.wholeMilliseconds)" })
+        }
+
         /// The key named `rawValue` in the file.
         public init?(rawValue: String) {
             guard let key = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
@@ -100,16 +112,18 @@ extension Configuration {
 extension Configuration.Key {
     /// Every key, in the order the documentation lists them.
     public static let allCases: [Self] = [
-        .mode, .edgeWidth, .decisionDistance, .maxAngle, .commitProgress, .flingVelocity, .layout,
-        .transitionTimeout, .rotation, .touchpads, .screen, .grab, .socket, .clients, .maximumClients, .logLevel, .backInput,
+        .mode, .edgeWidth, .decisionDistance, .maxAngle, .edgeMaxAngle, .commitProgress, .flingVelocity,
+        .flingMinimumDistance, .flingMinimumDuration, .edgeFlingVelocity, .edgeFlingMinimumDistance,
+        .edgeFlingMinimumDuration, .longPress, .longPressSlop, .layout, .transitionTimeout, .rotation, .touchpads, .screen, .grab, .socket, .clients, .maximumClients, .logLevel, .backInput,
         .backInputMode,
     ]
 
     /// The keys that shape the gesture itself, which `replay` takes as flags too;
     /// the rest (touchpads, socket, clients, log level) only mean something to the daemon.
     public static let gestureKeys: [Self] = [
-        .mode, .edgeWidth, .decisionDistance, .maxAngle, .commitProgress, .flingVelocity, .layout,
-        .transitionTimeout, .rotation,
+        .mode, .edgeWidth, .decisionDistance, .maxAngle, .edgeMaxAngle, .commitProgress, .flingVelocity,
+        .flingMinimumDistance, .flingMinimumDuration, .edgeFlingVelocity, .edgeFlingMinimumDistance,
+        .edgeFlingMinimumDuration, .longPress, .longPressSlop, .layout, .transitionTimeout, .rotation,
     ]
 
     public static let mode = Self(
@@ -134,15 +148,51 @@ extension Configuration.Key {
         "fling-velocity-mm-per-s", flag: "fling-velocity", \.gesture.flingVelocityMillimetresPerSecond,
         expected: "a number of millimetres per second above 0", summary: "Release velocity that commits, in mm/s.",
         accepts: { $0 > 0 })
+    public static let edgeMaxAngle = Self(
+        "edge-max-angle-degrees", flag: "edge-max-angle", \.gesture.edgeMaxAngleDegrees,
+        expected: "a number of degrees above 0 and at most 90",
+        summary: "Steepest start from the edge zone still taken as a back, in degrees.",
+        accepts: { $0 > 0 && $0 <= 90 })
+    public static let flingMinimumDistance = Self(
+        "fling-min-distance-mm", flag: "fling-min-distance", \.gesture.flingMinimumDistanceMillimetres,
+        expected: "a number of millimetres, 0 or more",
+        summary: "Travel toward the back before a release can be a fling, in mm.", accepts: { $0 >= 0 })
+    public static let flingMinimumDuration = Self(
+        "fling-min-duration-ms", flag: "fling-min-duration", \.gesture.flingMinimumDuration,
+        milliseconds: Configuration.flingDurationRange,
+        summary: "How long the finger is down before a release can be a fling, in ms.")
+    public static let edgeFlingVelocity = Self(
+        "edge-fling-velocity-mm-per-s", flag: "edge-fling-velocity", \.gesture.edgeFlingVelocityMillimetresPerSecond,
+        expected: "a number of millimetres per second above 0",
+        summary: "Release velocity that commits a swipe from the edge zone, in mm/s.", accepts: { $0 > 0 })
+    public static let edgeFlingMinimumDistance = Self(
+        "edge-fling-min-distance-mm", flag: "edge-fling-min-distance",
+        \.gesture.edgeFlingMinimumDistanceMillimetres, expected: "a number of millimetres, 0 or more",
+        summary: "As fling-min-distance-mm, for a swipe from the edge zone, in mm.", accepts: { $0 >= 0 })
+    public static let edgeFlingMinimumDuration = Self(
+        "edge-fling-min-duration-ms", flag: "edge-fling-min-duration", \.gesture.edgeFlingMinimumDuration,
+        milliseconds: Configuration.flingDurationRange,
+        summary: "As fling-min-duration-ms, for a swipe from the edge zone, in ms.")
+    public static let longPress = Self(
+        "long-press-ms", flag: "long-press", \.gesture.longPressDuration,
+        expected: "off, or a whole number of milliseconds between 1 and \(Configuration.longPressRange.upperBound)",
+        summary: "On a touchscreen, a finger resting this long before it moves is a press, never a back; or off.",
+        parse: { text -> Duration?? in
+            // Two optionals: .some(nil) is off, nil is refused.
+            if text == "off" { return .some(nil) }
+            guard let ms = Int(text), Configuration.longPressRange.contains(ms) else { return nil }
+            return .some(.milliseconds(ms))
+        },
+        format: { $0.map { "\($0.wholeMilliseconds)" } ?? "off" })
+    public static let longPressSlop = Self(
+        "long-press-slop-mm", flag: "long-press-slop", \.gesture.longPressSlopMillimetres,
+        expected: "a number of millimetres above 0", summary: "How far a pressing finger may wander, in mm.",
+        accepts: { $0 > 0 })
     public static let layout = Self("layout", \.defaultLayout, summary: "Default layout of navigators: ltr or rtl.")
     public static let transitionTimeout = Self(
         "transition-timeout-ms", flag: "transition-timeout", \.transitionTimeout,
-        expected: "a whole number of milliseconds between \(Configuration.transitionTimeoutRange.lowerBound) and \(Configuration.transitionTimeoutRange.upperBound)",
-        summary: "How long an animated push or pop blocks the gesture at most, in ms.",
-        parse: { text in
-            Int(text).flatMap { Configuration.transitionTimeoutRange.contains($0) ? .milliseconds($0) : nil }
-        },
-        format: { "\($0.wholeMilliseconds)" })
+        milliseconds: Configuration.transitionTimeoutRange,
+        summary: "How long an animated push or pop blocks the gesture at most, in ms.")
     public static let rotation = Self(
         // Exactly one of the four, not Rotation(degrees:) which would take -90 or 450.
         "rotation", \.rotation, expected: "auto, 0, 90, 180 or 270",
@@ -206,4 +256,12 @@ extension Duration {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
+}
+
+extension Configuration {
+    /// The values `fling-min-duration-ms` and `edge-fling-min-duration-ms` take: 0…1000 ms.
+    /// Past a second no flick is a fling, and progress alone decides.
+    public static let flingDurationRange = 0...1000
+    /// The values `long-press-ms` takes besides `off`: 1…10000 ms.
+    public static let longPressRange = 1...10_000
 }

@@ -11,6 +11,18 @@ public enum CorpusDevices {
         ("tablet (portrait)", tablet(width: 136, height: 217)),
     ]
 
+    /// Panels from a phone to a desktop monitor, in their real millimetres (16:9 or
+    /// 16:10 at the stated diagonal), held as they are used: the sampled sets run on
+    /// these (``GestureCorpus/sample(for:seed:perFamily:)``), so that the screen's width
+    /// (progress, the share of a slow drag) and its height (where scrolls start) vary.
+    public static let panels: [(name: String, description: DeviceDescription)] = [
+        ("5-inch phone, portrait", tablet(width: 62, height: 110)),
+        ("8-inch tablet, portrait", tablet(width: 108, height: 172)),
+        ("10.1-inch tablet, landscape", tablet(width: 217, height: 136)),
+        ("13.3-inch laptop", tablet(width: 294, height: 166)),
+        ("24-inch monitor", tablet(width: 531, height: 299)),
+    ]
+
     /// Descriptions in `../shared/recordings` with slots (the corpus writes slots): a
     /// 27-inch panel with resolution, panels without (their udev or assumed size),
     /// two slots, infrared and optical frames.

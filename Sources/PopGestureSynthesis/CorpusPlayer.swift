@@ -88,42 +88,74 @@ public struct CorpusPlayer: Sendable {
         return outcome
     }
 
-    /// The evdev events of `corpusCase` on this device: one frame per `frameInterval`
-    /// while any finger moves, each finger lifting one frame after the last movement.
+    /// The evdev events of `corpusCase` on this device, as its panel scans it: one frame
+    /// per scan, every `frameInterval`, that finds a finger landed, moved or lifted. The
+    /// first scan comes ``GestureCorpus/Case/scanPhase`` of an interval after the first
+    /// finger lands; a finger is reported at each scan while it is down, where it is then,
+    /// and its lift at the first scan after it lifted. A finger that lands between two
+    /// scans is first seen, already moving, at the next.
     public func write(_ corpusCase: GestureCorpus.Case) -> TouchScript {
         var script = TouchScript(device: device, frameInterval: frameInterval)
-        let frame = Int(frameInterval.microsecondsRounded / 1000)
+        let start = script.time.microseconds
+        let interval = Double(frameInterval.microsecondsRounded) / 1000
         let fingers = corpusCase.fingers
         let mirrored = corpusCase.hand == .right
         // Written offsets so far, per finger (leading-edge mm from where it landed).
         var written = Array(repeating: (dx: 0.0, dy: 0.0), count: fingers.count)
-        let end = fingers.map { $0.landsAfter + $0.holds + $0.moves }.max() ?? 0
-
-        func land(_ index: Int) {
-            let f = fingers[index]
-            let x = mirrored ? screen.width - f.x : f.x
-            script.down(index, at: x / screen.width, f.y / screen.height)
-        }
-        for index in fingers.indices where fingers[index].landsAfter == 0 { land(index) }
-        var t = 0
-        while t < end {
-            t += frame
-            var moves: [(finger: Int, dx: Double, dy: Double)] = []
-            for (index, f) in fingers.enumerated() where f.landsAfter < t {
-                let local = t - f.landsAfter - f.holds
-                guard local > 0 else { continue }
-                let u = f.moves > 0 ? Double(local) / Double(f.moves) : 1
-                let now = f.path.offset(f.profile.fraction(u))
-                let dx = now.dx - written[index].dx, dy = now.dy - written[index].dy
-                guard dx != 0 || dy != 0 else { continue }
-                written[index] = now
-                moves.append((index, mirrored ? -dx : dx, dy))
+        var phase = Array(repeating: FingerPhase.waiting, count: fingers.count)
+        var scan = corpusCase.scanPhase * interval
+        while phase.contains(where: { $0 != .lifted }) {
+            var landing: [(finger: Int, x: Double, y: Double)] = []
+            var moving: [(finger: Int, dx: Double, dy: Double)] = []
+            var lifting: [Int] = []
+            for (index, f) in fingers.enumerated() {
+                let lifted = scan > Double(f.landsAfter + f.holds + f.moves)
+                switch phase[index] {
+                case .waiting where Double(f.landsAfter) <= scan:
+                    phase[index] = lifted ? .lifted : .down  // Lifted before any scan: never seen.
+                    guard !lifted else { continue }
+                    let now = Self.offset(f, at: scan)
+                    written[index] = now
+                    let x = f.x + now.dx
+                    landing.append((index, (mirrored ? screen.width - x : x) / screen.width, (f.y + now.dy) / screen.height))
+                case .down where lifted:
+                    phase[index] = .lifted
+                    lifting.append(index)
+                case .down:
+                    let now = Self.offset(f, at: scan)
+                    let dx = now.dx - written[index].dx, dy = now.dy - written[index].dy
+                    guard dx != 0 || dy != 0 else { continue }
+                    written[index] = now
+                    moving.append((index, mirrored ? -dx : dx, dy))
+                case .waiting, .lifted:
+                    continue
+                }
             }
-            let landing = fingers.indices.filter { fingers[$0].landsAfter > t - frame && fingers[$0].landsAfter <= t }
-            if moves.isEmpty { script.rest(frameInterval) } else { script.step(moves) }
-            for index in landing { land(index) }
+            if !landing.isEmpty || !moving.isEmpty || !lifting.isEmpty {
+                let time = Timestamp(microseconds: start + Int64((scan * 1000).rounded()))
+                script.scan(at: time, landing: landing, moving: moving, lifting: lifting)
+            }
+            scan += interval
         }
-        for index in fingers.indices { script.up(index) }
         return script
+    }
+
+    /// How many scans find the first finger down: below 2, the panel never saw it move.
+    public func scansSeeingFirstFinger(_ corpusCase: GestureCorpus.Case) -> Int {
+        guard let f = corpusCase.fingers.first else { return 0 }
+        let interval = Double(frameInterval.microsecondsRounded) / 1000
+        let phase = corpusCase.scanPhase * interval
+        let first = phase + max(0, ((Double(f.landsAfter) - phase) / interval).rounded(.up)) * interval
+        let end = Double(f.landsAfter + f.holds + f.moves)
+        return first > end ? 0 : Int(((end - first) / interval).rounded(.down)) + 1
+    }
+
+    private enum FingerPhase { case waiting, down, lifted }
+
+    /// Offset from the landing point at `time` ms after the case's first finger landed.
+    private static func offset(_ f: GestureCorpus.Finger, at time: Double) -> (dx: Double, dy: Double) {
+        let local = time - Double(f.landsAfter + f.holds)
+        let u = f.moves > 0 ? local / Double(f.moves) : 1
+        return f.path.offset(f.profile.fraction(u))
     }
 }

@@ -93,3 +93,121 @@ public struct CorpusReport: Sendable {
         return " (" + parts.joined(separator: ", ") + ")"
     }
 }
+
+/// The sampled sets' table: per family and report rate, the share of plays (each case in
+/// both modes, on every panel) that gave what they should, with the backs missed and the
+/// false backs. A back the panel saw at fewer than two scans (a flick between them) is
+/// counted apart, as unseen: no rule can tell it from a tap, since nothing moved.
+public struct RateTable: Sendable {
+    public struct Cell: Sendable, Hashable {
+        /// Plays counted: every play but the unseen ones.
+        public var plays = 0
+        public var right = 0
+        public var missedBacks = 0
+        public var falseBacks = 0
+        public var unseen = 0
+
+        /// Right ÷ plays; 1 with no plays.
+        public var share: Double { plays == 0 ? 1 : Double(right) / Double(plays) }
+    }
+
+    public struct Key: Sendable, Hashable {
+        public var family: GestureCorpus.Family
+        public var rate: Int
+
+        public init(family: GestureCorpus.Family, rate: Int) {
+            self.family = family
+            self.rate = rate
+        }
+    }
+
+    public private(set) var cells: [Key: Cell] = [:]
+    public private(set) var rates: [Int] = []
+    public private(set) var panels: [String] = []
+    /// Every play that did not give what it should, unseen ones left out; `device` names
+    /// the panel and rate.
+    public private(set) var misses: [CorpusReport.Miss] = []
+
+    public init() {}
+
+    /// Plays `cases` on `player`'s panel at `rate` Hz in both modes and adds the results.
+    public mutating func add(
+        _ player: CorpusPlayer, named name: String, rate: Int, cases: [GestureCorpus.Case], settings: GestureSettings
+    ) {
+        var player = player
+        player.frameInterval = .microseconds((1_000_000.0 / Double(rate)).rounded())
+        if !rates.contains(rate) { rates.append(rate) }
+        if !panels.contains(name) { panels.append(name) }
+        for corpusCase in cases {
+            let unseen = player.scansSeeingFirstFinger(corpusCase) < 2
+            for mode in GestureMode.allCases {
+                let outcome = player.play(corpusCase, settings: settings, mode: mode)
+                let expected = corpusCase.expected[mode] ?? .noBack
+                var cell = cells[Key(family: corpusCase.family, rate: rate), default: Cell()]
+                switch (expected, outcome.isBack) {
+                case (.back, false) where unseen: cell.unseen += 1
+                case (.back, false): cell.missedBacks += 1
+                case (.noBack, true): cell.falseBacks += 1
+                case (.back, true), (.noBack, false): cell.right += 1
+                }
+                if !(expected == .back && !outcome.isBack && unseen) { cell.plays += 1 }
+                cells[Key(family: corpusCase.family, rate: rate)] = cell
+                if outcome.isBack != (expected == .back) && !(expected == .back && unseen) {
+                    misses.append(CorpusReport.Miss(device: "\(name), \(rate) Hz", mode: mode, corpusCase: corpusCase,
+                                                    outcome: outcome))
+                }
+            }
+        }
+    }
+
+    /// The family × rate table in Markdown.
+    public func markdown(title: String) -> String {
+        var out = "### \(title)\n\n"
+        out += "| family | " + rates.map { "\($0) Hz" }.joined(separator: " | ") + " |\n"
+        out += "|---|" + String(repeating: "---:|", count: rates.count) + "\n"
+        for family in GestureCorpus.Family.allCases {
+            let row = rates.map { cells[Key(family: family, rate: $0)] }
+            guard row.contains(where: { $0 != nil }) else { continue }
+            out += "| \(family.rawValue) | " + row.map { Self.text($0 ?? Cell()) }.joined(separator: " | ") + " |\n"
+        }
+        let totals = rates.map { rate in
+            cells.filter { $0.key.rate == rate }.values.reduce(into: Cell()) { sum, cell in
+                sum.plays += cell.plays
+                sum.right += cell.right
+                sum.missedBacks += cell.missedBacks
+                sum.falseBacks += cell.falseBacks
+                sum.unseen += cell.unseen
+            }
+        }
+        out += "| **all** | " + totals.map { Self.text($0) + " of \($0.plays)" }.joined(separator: " | ") + " |\n"
+        return out
+    }
+
+    private static func text(_ cell: Cell) -> String {
+        let percent = (cell.share * 1000).rounded(.down) / 10
+        var parts: [String] = []
+        if cell.missedBacks > 0 { parts.append("\(cell.missedBacks) missed") }
+        if cell.falseBacks > 0 { parts.append("\(cell.falseBacks) false") }
+        if cell.unseen > 0 { parts.append("\(cell.unseen) unseen") }
+        return "\(percent) %" + (parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")")
+    }
+}
+
+extension RateTable {
+    /// Plays the sampled set `set`, `perFamily` cases of each family per panel, on each
+    /// of `panels` at each of `rates` (Hz). Each panel draws its cases once, from the
+    /// set's seed and its place in the list, so every rate plays the same gestures.
+    public static func run(
+        _ set: GestureCorpus.SampleSet, perFamily: Int, rates: [Int] = GestureCorpus.reportRates,
+        panels: [(name: String, description: DeviceDescription)] = CorpusDevices.panels,
+        settings: GestureSettings = GestureSettings()
+    ) throws(CorpusPlayer.PlayerError) -> RateTable {
+        var table = RateTable()
+        for (index, panel) in panels.enumerated() {
+            let player = try CorpusPlayer(device: panel.description)
+            let cases = GestureCorpus.sample(for: player.screen, seed: set.seed &+ UInt64(index), perFamily: perFamily)
+            for rate in rates { table.add(player, named: panel.name, rate: rate, cases: cases, settings: settings) }
+        }
+        return table
+    }
+}

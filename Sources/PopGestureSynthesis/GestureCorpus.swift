@@ -37,7 +37,10 @@ import RealModule
 ///   8 dp touch slop, about 1.3 mm, as a finger that rolls while it taps slides).
 /// - **Zooms.** The second finger 0–80 ms after the first (assumed), spreading or
 ///   pinching 30 mm each.
-/// - **Frames.** 10 ms apart: a 100 Hz touchscreen, as ``TouchScript``'s default.
+/// - **Frames.** 10 ms apart: a 100 Hz touchscreen, as ``TouchScript``'s default; the
+///   player takes any interval (``CorpusPlayer/frameInterval``). A finger is reported at
+///   each scan it is down for, the first one ``Case/scanPhase`` of an interval after it
+///   lands, and its lift at the first scan after it lifted.
 public enum GestureCorpus {
     public enum Family: String, Sendable, Hashable, CaseIterable {
         case thumbArc = "thumb arc"
@@ -141,6 +144,11 @@ public enum GestureCorpus {
         public var expected: [GestureMode: Expectation]
         /// Why it should give that, in one line.
         public var why: String
+        /// When the panel's first scan comes after the first finger lands, as a share of
+        /// the scan interval (0 ..< 1): a finger lands between scans, and a flick has
+        /// moved by the first report. 0 in the grid (``cases(for:)``): the first report is
+        /// the landing; drawn at random in the sampled sets (``sample(for:seed:perFamily:)``).
+        public var scanPhase: Double = 0
 
         /// Whether it lands in the edge zone of `settings`.
         public func startsAtEdge(_ settings: GestureSettings) -> Bool {
@@ -191,17 +199,8 @@ public enum GestureCorpus {
                     // The joint below the tip (the thumb points up and sweeps down) or above.
                     for bendsDown in [true, false] {
                         for (sweep, ms) in [(30.0, 120), (30, 200), (40, 120), (40, 200)] {
-                            let length = radius * sweep * .pi / 180
-                            let px = -(beyond + landing)
-                            let rise = (radius * radius - px * px).squareRoot()
-                            let py = bendsDown ? rise : -rise
-                            let y = bendsDown ? screen.height * 0.4 : screen.height * 0.6
-                            let path = Path.arc(pivotX: px, pivotY: py, length: length, clockwise: bendsDown)
-                            cases.append(Case(
-                                name: "thumb arc r\(mm(radius)) pivot \(mm(beyond)) mm out, lands \(mm(landing)) mm in, bends \(bendsDown ? "down" : "up"), \(mm(sweep))° (\(mm(length)) mm) in \(ms) ms, \(hand) hand",
-                                family: .thumbArc, hand: hand,
-                                fingers: one(landing, y, path, ms, .ramp), exclusion: nil, expected: both,
-                                why: "a thumb swiping back from the bezel it holds: starts at the edge, curves with the joint"))
+                            cases.append(thumbArc(screen, hand, radius: radius, beyond: beyond, landing: landing,
+                                                  bendsDown: bendsDown, sweep: sweep, ms: ms))
                         }
                     }
                 }
@@ -210,23 +209,46 @@ public enum GestureCorpus {
         return cases
     }
 
+    public static func thumbArc(
+        _ screen: PhysicalSize, _ hand: Hand, radius: Double, beyond: Double, landing: Double, bendsDown: Bool,
+        sweep: Double, ms: Int
+    ) -> Case {
+        let length = radius * sweep * .pi / 180
+        let px = -(beyond + landing)
+        let rise = (radius * radius - px * px).squareRoot()
+        let py = bendsDown ? rise : -rise
+        let y = bendsDown ? screen.height * 0.4 : screen.height * 0.6
+        let path = Path.arc(pivotX: px, pivotY: py, length: length, clockwise: bendsDown)
+        return Case(
+            name: "thumb arc r\(mm(radius)) pivot \(mm(beyond)) mm out, lands \(mm(landing)) mm in, bends \(bendsDown ? "down" : "up"), \(mm(sweep))° (\(mm(length)) mm) in \(ms) ms, \(hand) hand",
+            family: .thumbArc, hand: hand,
+            fingers: one(landing, y, path, ms, .ramp), exclusion: nil, expected: both,
+            why: "a thumb swiping back from the bezel it holds: starts at the edge, curves with the joint")
+    }
+
     static func edgeFlicks(_ screen: PhysicalSize, _ hand: Hand) -> [Case] {
         var cases: [Case] = []
         for length in [8.0, 12, 16, 20] {
             for ms in [30, 50, 80] {
                 for degrees in [0.0, 20] {
                     for landing in [1.0, 3.5] {
-                        cases.append(Case(
-                            name: "edge flick \(mm(length)) mm in \(ms) ms at \(mm(degrees))°, lands \(mm(landing)) mm in, \(hand) hand",
-                            family: .edgeFlick, hand: hand,
-                            fingers: one(landing, screen.height / 2, line(length, degrees: degrees), ms, .constant),
-                            exclusion: nil, expected: both,
-                            why: "a short fast flick off the bezel: the quickest back there is"))
+                        cases.append(edgeFlick(screen, hand, length: length, ms: ms, degrees: degrees, landing: landing))
                     }
                 }
             }
         }
         return cases
+    }
+
+    public static func edgeFlick(
+        _ screen: PhysicalSize, _ hand: Hand, length: Double, ms: Int, degrees: Double, landing: Double
+    ) -> Case {
+        Case(
+            name: "edge flick \(mm(length)) mm in \(ms) ms at \(mm(degrees))°, lands \(mm(landing)) mm in, \(hand) hand",
+            family: .edgeFlick, hand: hand,
+            fingers: one(landing, screen.height / 2, line(length, degrees: degrees), ms, .constant),
+            exclusion: nil, expected: both,
+            why: "a short fast flick off the bezel: the quickest back there is")
     }
 
     static func slowDrags(_ screen: PhysicalSize, _ hand: Hand) -> [Case] {
@@ -235,17 +257,8 @@ public enum GestureCorpus {
             for share in [0.4, 0.6] {
                 for speed in [80.0, 150] {
                     for degrees in [0.0, 10] {
-                        let length = screen.width * share
-                        let x = fromEdge ? 2 : screen.width * 0.3
-                        let ms = Int((length / speed * 1000).rounded())
-                        cases.append(Case(
-                            name: "slow drag \(Int(share * 100)) % of the width at \(mm(speed)) mm/s, \(mm(degrees))°, from \(fromEdge ? "the edge" : "30 % in"), \(hand) hand",
-                            family: .slowDrag, hand: hand,
-                            fingers: one(x, screen.height / 2, line(length, degrees: degrees), ms, .minimumJerk),
-                            exclusion: nil, expected: fromEdge ? both : fullscreenOnly,
-                            why: fromEdge
-                                ? "drags the page past the commit point and rests: a back by progress"
-                                : "the same from mid-screen: fullscreen mode's back, not edge mode's"))
+                        cases.append(slowDrag(screen, hand, fromEdge: fromEdge, share: share, speed: speed,
+                                              degrees: degrees))
                     }
                 }
             }
@@ -253,31 +266,53 @@ public enum GestureCorpus {
         return cases
     }
 
+    public static func slowDrag(
+        _ screen: PhysicalSize, _ hand: Hand, fromEdge: Bool, share: Double, speed: Double, degrees: Double
+    ) -> Case {
+        let length = screen.width * share
+        let x = fromEdge ? 2 : screen.width * 0.3
+        let ms = Int((length / speed * 1000).rounded())
+        return Case(
+            name: "slow drag \(Int((share * 100).rounded())) % of the width at \(mm(speed)) mm/s, \(mm(degrees))°, from \(fromEdge ? "the edge" : "30 % in"), \(hand) hand",
+            family: .slowDrag, hand: hand,
+            fingers: one(x, screen.height / 2, line(length, degrees: degrees), ms, .minimumJerk),
+            exclusion: nil, expected: fromEdge ? both : fullscreenOnly,
+            why: fromEdge
+                ? "drags the page past the commit point and rests: a back by progress"
+                : "the same from mid-screen: fullscreen mode's back, not edge mode's")
+    }
+
     static func diagonalDrags(_ screen: PhysicalSize, _ hand: Hand) -> [Case] {
         var cases: [Case] = []
         // (start at the edge, angle): shallow anywhere, steeper only from the edge.
         for (fromEdge, degrees) in [(false, 15.0), (false, 25), (true, 35), (true, 40), (false, 35), (false, 40)] {
             for down in [true, false] {
-                let length = screen.width * 0.5
-                let x = fromEdge ? 2 : screen.width * 0.3
-                let expected: [GestureMode: Expectation]
-                let why: String
-                switch (fromEdge, degrees <= 25) {
-                case (true, _):
-                    (expected, why) = (both, "a diagonal swipe from the edge: the edge decides like Android, |dx| ≥ |dy|")
-                case (false, true):
-                    (expected, why) = (fullscreenOnly, "a shallow diagonal drag mid-screen: fullscreen mode's back")
-                case (false, false):
-                    (expected, why) = (never, "steeper than 30° mid-screen: as much a diagonal scroll as a back, the app's")
-                }
-                cases.append(Case(
-                    name: "diagonal drag \(mm(degrees))° \(down ? "down" : "up") from \(fromEdge ? "the edge" : "30 % in"), \(hand) hand",
-                    family: .diagonalDrag, hand: hand,
-                    fingers: one(x, screen.height / 2, line(length, degrees: down ? degrees : -degrees), 300, .ramp),
-                    exclusion: nil, expected: expected, why: why))
+                cases.append(diagonalDrag(screen, hand, fromEdge: fromEdge, degrees: degrees, down: down))
             }
         }
         return cases
+    }
+
+    /// Up to 25° is shallow (a back mid-screen in fullscreen mode), from 35° steep (a
+    /// back only from the edge).
+    public static func diagonalDrag(_ screen: PhysicalSize, _ hand: Hand, fromEdge: Bool, degrees: Double, down: Bool) -> Case {
+        let length = screen.width * 0.5
+        let x = fromEdge ? 2 : screen.width * 0.3
+        let expected: [GestureMode: Expectation]
+        let why: String
+        switch (fromEdge, degrees <= 25) {
+        case (true, _):
+            (expected, why) = (both, "a diagonal swipe from the edge: the edge decides like Android, |dx| ≥ |dy|")
+        case (false, true):
+            (expected, why) = (fullscreenOnly, "a shallow diagonal drag mid-screen: fullscreen mode's back")
+        case (false, false):
+            (expected, why) = (never, "steeper than 30° mid-screen: as much a diagonal scroll as a back, the app's")
+        }
+        return Case(
+            name: "diagonal drag \(mm(degrees))° \(down ? "down" : "up") from \(fromEdge ? "the edge" : "30 % in"), \(hand) hand",
+            family: .diagonalDrag, hand: hand,
+            fingers: one(x, screen.height / 2, line(length, degrees: down ? degrees : -degrees), 300, .ramp),
+            exclusion: nil, expected: expected, why: why)
     }
 
     // MARK: - Never a back
@@ -287,15 +322,9 @@ public enum GestureCorpus {
         for degrees in [70.0, 80, 90, 100] {  // Past 90 leans toward the leading side.
             for down in [true, false] {
                 for fromEdge in [true, false] {
-                    for (profile, ms) in [(Profile.ramp, 150), (.minimumJerk, 400)] {
-                        let x = fromEdge ? 2 : screen.width * 0.5
-                        let y = down ? screen.height * 0.25 : screen.height * 0.75
-                        cases.append(Case(
-                            name: "vertical scroll \(mm(degrees))° \(down ? "down" : "up") from \(fromEdge ? "the edge" : "mid-screen"), \(profile == .ramp ? "flung" : "to rest"), \(hand) hand",
-                            family: .verticalScroll, hand: hand,
-                            fingers: one(x, y, line(60, degrees: down ? degrees : -degrees), ms, profile),
-                            exclusion: nil, expected: never,
-                            why: "scrolls the page: steeper than any back, even at the edge"))
+                    for (flung, ms) in [(true, 150), (false, 400)] {
+                        cases.append(verticalScroll(screen, hand, degrees: degrees, down: down, fromEdge: fromEdge,
+                                                    flung: flung, ms: ms))
                     }
                 }
             }
@@ -303,23 +332,43 @@ public enum GestureCorpus {
         return cases
     }
 
+    /// `flung`: speeds up and lifts moving; else comes to rest (minimum jerk).
+    public static func verticalScroll(
+        _ screen: PhysicalSize, _ hand: Hand, degrees: Double, down: Bool, fromEdge: Bool, flung: Bool, ms: Int
+    ) -> Case {
+        let x = fromEdge ? 2 : screen.width * 0.5
+        let y = down ? screen.height * 0.25 : screen.height * 0.75
+        return Case(
+            name: "vertical scroll \(mm(degrees))° \(down ? "down" : "up") from \(fromEdge ? "the edge" : "mid-screen"), \(flung ? "flung" : "to rest")\(ms == 150 || ms == 400 ? "" : " in \(ms) ms"), \(hand) hand",
+            family: .verticalScroll, hand: hand,
+            fingers: one(x, y, line(60, degrees: down ? degrees : -degrees), ms, flung ? .ramp : .minimumJerk),
+            exclusion: nil, expected: never,
+            why: "scrolls the page: steeper than any back, even at the edge")
+    }
+
     static func diagonalScrolls(_ screen: PhysicalSize, _ hand: Hand) -> [Case] {
         var cases: [Case] = []
         for degrees in [50.0, 60] {
             for down in [true, false] {
                 for fromEdge in [true, false] {
-                    let x = fromEdge ? 2 : screen.width * 0.5
-                    let y = down ? screen.height * 0.25 : screen.height * 0.75
-                    cases.append(Case(
-                        name: "diagonal scroll \(mm(degrees))° \(down ? "down" : "up") from \(fromEdge ? "the edge" : "mid-screen"), \(hand) hand",
-                        family: .diagonalScroll, hand: hand,
-                        fingers: one(x, y, line(50, degrees: down ? degrees : -degrees), 200, .ramp),
-                        exclusion: nil, expected: never,
-                        why: "a scroll bent by the thumb's arc: more vertical than horizontal"))
+                    cases.append(diagonalScroll(screen, hand, degrees: degrees, down: down, fromEdge: fromEdge))
                 }
             }
         }
         return cases
+    }
+
+    public static func diagonalScroll(_ screen: PhysicalSize, _ hand: Hand, degrees: Double, down: Bool, fromEdge: Bool)
+        -> Case
+    {
+        let x = fromEdge ? 2 : screen.width * 0.5
+        let y = down ? screen.height * 0.25 : screen.height * 0.75
+        return Case(
+            name: "diagonal scroll \(mm(degrees))° \(down ? "down" : "up") from \(fromEdge ? "the edge" : "mid-screen"), \(hand) hand",
+            family: .diagonalScroll, hand: hand,
+            fingers: one(x, y, line(50, degrees: down ? degrees : -degrees), 200, .ramp),
+            exclusion: nil, expected: never,
+            why: "a scroll bent by the thumb's arc: more vertical than horizontal")
     }
 
     /// A map page: pans in every direction from its middle. The page keeps its map as an
@@ -327,22 +376,27 @@ public enum GestureCorpus {
     /// toward the trailing side on a page without one is fullscreen mode's back by design.
     static func mapPans(_ screen: PhysicalSize, _ hand: Hand) -> [Case] {
         var cases: [Case] = []
+        for degrees in stride(from: 0.0, to: 360, by: 30) {
+            for (flung, ms) in [(true, 150), (false, 350)] {
+                cases.append(mapPan(screen, hand, degrees: degrees, flung: flung, ms: ms))
+            }
+        }
+        return cases
+    }
+
+    public static func mapPan(_ screen: PhysicalSize, _ hand: Hand, degrees: Double, flung: Bool, ms: Int) -> Case {
         // The map: everything but a 10 mm band at the leading edge.
         let band = min(0.5, 10 / screen.width)
         let map = hand == .left
             ? NormalizedRect(x: band, y: 0, width: 1 - band, height: 1)
             : NormalizedRect(x: 0, y: 0, width: 1 - band, height: 1)
-        for degrees in stride(from: 0.0, to: 360, by: 30) {
-            for (profile, ms) in [(Profile.ramp, 150), (.minimumJerk, 350)] {
-                cases.append(Case(
-                    name: "map pan toward \(mm(degrees))° (\(profile == .ramp ? "flung" : "to rest")), \(hand) hand",
-                    family: .mapPan, hand: hand,
-                    fingers: one(screen.width * 0.5, screen.height * 0.5, line(40, degrees: degrees), ms, profile),
-                    exclusion: map, expected: never,
-                    why: "moves the map, which its page keeps for itself"))
-            }
-        }
-        return cases
+        return Case(
+            name: "map pan toward \(mm(degrees))° (\(flung ? "flung" : "to rest")\(ms == 150 || ms == 350 ? "" : " in \(ms) ms")), \(hand) hand",
+            family: .mapPan, hand: hand,
+            fingers: one(screen.width * 0.5, screen.height * 0.5, line(40, degrees: degrees), ms,
+                         flung ? .ramp : .minimumJerk),
+            exclusion: map, expected: never,
+            why: "moves the map, which its page keeps for itself")
     }
 
     static func textSelections(_ screen: PhysicalSize, _ hand: Hand) -> [Case] {
@@ -350,17 +404,23 @@ public enum GestureCorpus {
         for press in [500, 800] {
             for x in [10.0, screen.width * 0.4] {  // The text's margin, or mid-line.
                 for (length, degrees) in [(30.0, 0.0), (60, 5)] {
-                    cases.append(Case(
-                        name: "text selection: press \(press) ms at \(mm(x)) mm, then \(mm(length)) mm along the line, \(hand) hand",
-                        family: .textSelection, hand: hand,
-                        fingers: one(x, screen.height * 0.4, line(length, degrees: degrees),
-                                     Int(length / 60 * 1000), .minimumJerk, holds: press),
-                        exclusion: nil, expected: never,
-                        why: "a long press then a drag selects text: the app's"))
+                    cases.append(textSelection(screen, hand, press: press, x: x, length: length, degrees: degrees))
                 }
             }
         }
         return cases
+    }
+
+    public static func textSelection(
+        _ screen: PhysicalSize, _ hand: Hand, press: Int, x: Double, length: Double, degrees: Double
+    ) -> Case {
+        Case(
+            name: "text selection: press \(press) ms at \(mm(x)) mm, then \(mm(length)) mm along the line, \(hand) hand",
+            family: .textSelection, hand: hand,
+            fingers: one(x, screen.height * 0.4, line(length, degrees: degrees),
+                         Int(length / 60 * 1000), .minimumJerk, holds: press),
+            exclusion: nil, expected: never,
+            why: "a long press then a drag selects text: the app's")
     }
 
     static func taps(_ screen: PhysicalSize, _ hand: Hand) -> [Case] {
@@ -368,16 +428,20 @@ public enum GestureCorpus {
         for x in [1.0, 3, screen.width * 0.5] {
             for ms in [60, 120] {
                 for slide in [0.0, 2] {
-                    cases.append(Case(
-                        name: "tap at \(mm(x)) mm for \(ms) ms, sliding \(mm(slide)) mm, \(hand) hand",
-                        family: .tap, hand: hand,
-                        fingers: one(x, screen.height * 0.5, line(slide, degrees: 0), ms, .constant),
-                        exclusion: nil, expected: never,
-                        why: "a tap, even one that slides a little: a press, not a swipe"))
+                    cases.append(tap(screen, hand, x: x, ms: ms, slide: slide))
                 }
             }
         }
         return cases
+    }
+
+    public static func tap(_ screen: PhysicalSize, _ hand: Hand, x: Double, ms: Int, slide: Double) -> Case {
+        Case(
+            name: "tap at \(mm(x)) mm for \(ms) ms, sliding \(mm(slide)) mm, \(hand) hand",
+            family: .tap, hand: hand,
+            fingers: one(x, screen.height * 0.5, line(slide, degrees: 0), ms, .constant),
+            exclusion: nil, expected: never,
+            why: "a tap, even one that slides a little: a press, not a swipe")
     }
 
     static func zooms(_ screen: PhysicalSize, _ hand: Hand) -> [Case] {
@@ -385,21 +449,25 @@ public enum GestureCorpus {
         for delay in [0, 30, 80] {
             for spread in [true, false] {
                 for nearEdge in [true, false] {
-                    let x = nearEdge ? 3 : screen.width * 0.35
-                    let apart = 40.0
-                    let each = spread ? 15.0 : -15
-                    let fingers = [
-                        Finger(x: x, y: screen.height * 0.5, path: .line(dx: -each, dy: 0), moves: 250, profile: .ramp),
-                        Finger(x: x + apart, y: screen.height * 0.5, landsAfter: delay,
-                               path: .line(dx: each, dy: 0), moves: 250, profile: .ramp),
-                    ]
-                    cases.append(Case(
-                        name: "two-finger \(spread ? "spread" : "pinch"), second finger \(delay) ms later, \(nearEdge ? "first at the edge" : "mid-screen"), \(hand) hand",
-                        family: .twoFingerZoom, hand: hand, fingers: fingers, exclusion: nil, expected: never,
-                        why: "two fingers zoom: a back takes one"))
+                    cases.append(zoom(screen, hand, delay: delay, spread: spread, x: nearEdge ? 3 : screen.width * 0.35))
                 }
             }
         }
         return cases
+    }
+
+    /// The first finger lands `x` mm in, the second 40 mm farther in, `delay` ms later.
+    public static func zoom(_ screen: PhysicalSize, _ hand: Hand, delay: Int, spread: Bool, x: Double) -> Case {
+        let apart = 40.0
+        let each = spread ? 15.0 : -15
+        let fingers = [
+            Finger(x: x, y: screen.height * 0.5, path: .line(dx: -each, dy: 0), moves: 250, profile: .ramp),
+            Finger(x: x + apart, y: screen.height * 0.5, landsAfter: delay,
+                   path: .line(dx: each, dy: 0), moves: 250, profile: .ramp),
+        ]
+        return Case(
+            name: "two-finger \(spread ? "spread" : "pinch"), second finger \(delay) ms later, \(x <= 3 ? "first at the edge" : "first \(mm(x)) mm in"), \(hand) hand",
+            family: .twoFingerZoom, hand: hand, fingers: fingers, exclusion: nil, expected: never,
+            why: "two fingers zoom: a back takes one")
     }
 }

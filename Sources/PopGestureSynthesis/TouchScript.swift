@@ -51,11 +51,35 @@ public struct TouchScript: Sendable {
 
     /// Puts finger `finger` down at a panel position given as fractions of its width and height.
     public mutating func down(_ finger: Int = 0, at x: Double, _ y: Double, palm: Bool = false) {
+        place(finger, at: x, y, palm: palm)
+        frame(changed: [finger], began: [finger])
+    }
+
+    private mutating func place(_ finger: Int, at x: Double, _ y: Double, palm: Bool = false) {
         let used = Set(fingers.values.map(\.slot))
         let slot = (0..<max(1, device.slotCount)).first { !used.contains($0) } ?? 0
         fingers[finger] = Finger(slot: slot, trackingID: nextTrackingID, x: x, y: y, palm: palm)
         nextTrackingID += 1
-        frame(changed: [finger], began: [finger])
+    }
+
+    /// One scan of the panel at `time` (not before the last frame), in one frame: the
+    /// fingers that landed since the last scan (at panel fractions), those that moved
+    /// (millimetres) and those that lifted. A panel reports what it found at a scan, so
+    /// a landing, a move and a lift can share a frame.
+    public mutating func scan(
+        at time: Timestamp, landing: [(finger: Int, x: Double, y: Double)] = [],
+        moving: [(finger: Int, dx: Double, dy: Double)] = [], lifting: [Int] = []
+    ) {
+        self.time = max(self.time, time)
+        for land in landing { place(land.finger, at: land.x, land.y) }
+        let size = panelSize
+        for move in moving {
+            fingers[move.finger]?.x += move.dx / size.width
+            fingers[move.finger]?.y += move.dy / size.height
+        }
+        frame(changed: landing.map(\.finger) + moving.map(\.finger) + lifting, began: landing.map(\.finger),
+              ended: lifting)
+        for f in lifting { fingers[f] = nil }
     }
 
     /// Moves fingers by millimetres on the panel in equal steps, one frame per `frameInterval`.

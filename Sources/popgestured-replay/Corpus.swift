@@ -42,11 +42,25 @@ struct Corpus: ParsableCommand {
     @Option(help: "Milliseconds between frames while a finger moves (10: a 100 Hz touchscreen; 17: 60 Hz).")
     var frameInterval = 10
 
+    @Option(help: ArgumentHelp(
+        "Play a sampled set instead of the grid: tuning or test, on panels from a 5-inch phone to a 24-inch monitor at each --rate, and print the family × rate table.",
+        valueName: "set"))
+    var sampled: GestureCorpus.SampleSet?
+
+    @Option(help: "Cases of each family per panel in a sampled set.")
+    var perFamily = 40
+
+    @Option(help: "Report rates in Hz for a sampled set. Repeatable; default 60, 72, 90, 120 and 240.")
+    var rate: [Int] = []
+
     func validate() throws {
         guard (1...100).contains(frameInterval) else { throw ValidationError("--frame-interval must be 1 to 100 ms") }
+        guard (1...1000).contains(perFamily) else { throw ValidationError("--per-family must be 1 to 1000") }
+        guard rate.allSatisfy({ (30...1000).contains($0) }) else { throw ValidationError("--rate must be 30 to 1000 Hz") }
     }
 
     func run() throws {
+        if let sampled { return try runSampled(sampled) }
         let players = try loadPlayers()
         for choice in defaults {
             var report = CorpusReport()
@@ -54,6 +68,22 @@ struct Corpus: ParsableCommand {
             print(report.markdown(title: "Corpus, \(choice.title)"))
             guard misses else { continue }
             for miss in report.misses {
+                let expected = miss.corpusCase.expected[miss.mode]?.rawValue ?? "?"
+                print("- \(miss.device), \(miss.mode.rawValue): \(miss.corpusCase.name): expected \(expected), got \(miss.outcome)")
+            }
+            print("")
+        }
+    }
+
+    private func runSampled(_ set: GestureCorpus.SampleSet) throws {
+        for choice in defaults {
+            let table = try RateTable.run(
+                set, perFamily: perFamily, rates: rate.isEmpty ? GestureCorpus.reportRates : rate,
+                settings: choice.settings)
+            print(table.markdown(title: "The \(set.rawValue) set, \(perFamily) per family per panel, \(choice.title)"))
+            print("Panels: " + table.panels.joined(separator: "; ") + ".\n")
+            guard misses else { continue }
+            for miss in table.misses {
                 let expected = miss.corpusCase.expected[miss.mode]?.rawValue ?? "?"
                 print("- \(miss.device), \(miss.mode.rawValue): \(miss.corpusCase.name): expected \(expected), got \(miss.outcome)")
             }
@@ -100,3 +130,5 @@ struct Corpus: ParsableCommand {
         }
     }
 }
+
+extension GestureCorpus.SampleSet: ExpressibleByArgument {}

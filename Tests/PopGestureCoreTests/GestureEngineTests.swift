@@ -334,6 +334,28 @@ import Testing
         #expect(rig.events.contains { $0.kind == "back" })
     }
 
+    @Test("Two fingers resting 0.5 s on a touchpad, then swiping 40 mm right, go back; one finger resting as long on a touchscreen is a long press")
+    func aTouchpadHasNoLongPress() throws {
+        var rig = try Rig(device: Fixtures.touchpad, configuration: DeviceConfiguration(kind: .touchpad))
+        rig.script.down(0, at: 0.2, 0.4)
+        rig.script.down(1, at: 0.3, 0.6)
+        rig.script.rest(.milliseconds(500))
+        rig.script.move([0, 1], byMillimetres: 40, 0, over: .milliseconds(100))
+        rig.script.up(0)
+        rig.script.up(1)
+        rig.feed()
+        #expect(rig.events.contains { $0.kind == "back" }, "\(rig.events)")
+
+        var screen = try Rig()
+        screen.script.down(at: 0.3, 0.5)
+        screen.script.rest(.milliseconds(500))
+        screen.script.move(byMillimetres: 40, 0, over: .milliseconds(100))
+        screen.script.up()
+        screen.feed()
+        #expect(screen.events.contains { if case .rejected(.longPress, _, _) = $0 { true } else { false } })
+        #expect(!screen.events.contains { $0.kind == "back" })
+    }
+
     @Test("Requests on another client's navigator are refused and change nothing")
     func ownership() throws {
         var rig = try Rig()

@@ -59,6 +59,24 @@ import Testing
         #expect(last.velocityX > 500, "released while moving 1 m/s: \(last.velocityX)")
     }
 
+    @Test("A flick seen at two scans of a 60 Hz panel, 6 mm apart, and gone at the third releases at 360 mm/s")
+    func aFlickGoneAtTheNextScanReleasesAtItsSpeed() throws {
+        for (rest, slowest, fastest) in [(0, 350.0, 370.0), (200, 0, 60)] {
+            let pans = Self.pans(Fixtures.touchscreen) { finger in
+                finger.frameInterval = .microseconds(16_667)
+                finger.down(at: 0.02, 0.5)
+                finger.move(byMillimetres: 6, 0, over: .microseconds(16_667))
+                finger.rest(.milliseconds(rest))
+                finger.up()
+            }
+            let last = try #require(pans.last)
+            guard case .ended(let release) = last else { Issue.record("\(pans)"); continue }
+            #expect(release.scanInterval == 16_667)
+            // Gone at the next scan it lifted moving; gone 200 ms later it rested first.
+            #expect((slowest...fastest).contains(release.velocityX), "rest \(rest) ms: \(release.velocityX) mm/s")
+        }
+    }
+
     @Test func aSecondFingerCancelsAndTheRestIsIgnored() {
         let pans = Self.pans(Fixtures.touchscreen) { hand in
             hand.down(0, at: 0.1, 0.5)

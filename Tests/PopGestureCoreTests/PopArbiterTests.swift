@@ -154,6 +154,64 @@ import Testing
         #expect(feed(.changed(Self.at(16, ms: 1020)), nav) == .rejected(.outsideEdgeZone))
     }
 
+    /// As ``at(_:_:ms:vx:)``, from a panel scanning every `scan` microseconds.
+    static func at(_ x: Double, ms: Double, vx: Double = 0, scan: Int64) -> PanSample {
+        var sample = at(x, ms: 0, vx: vx)
+        sample.time = Timestamp(microseconds: Int64((ms * 1000).rounded()))
+        sample.scanInterval = scan
+        return sample
+    }
+
+    @Test mutating func aFlickFirstSeenOutsideTheEdgeZoneLandedInIt() throws {
+        let nav = try Self.navigation()
+        var settings = GestureSettings()
+        settings.mode = .edge
+        arbiter = PopArbiter(settings: settings, logger: Logger(label: "test"))
+        // 20 mm in 30 ms from 3 mm in, on a 60 Hz panel whose first scan came 16 ms late:
+        // seen at 13.5 mm and 24.5 mm, gone at the third scan. It landed 11 mm back.
+        _ = feed(.began(Self.at(13.5, ms: 16, scan: 16_667)), nav)
+        #expect(feed(.changed(Self.at(24.5, ms: 32.7, scan: 16_667)), nav) == .began(Self.target, progress: 0.055))
+        #expect(feed(.ended(Self.at(24.5, ms: 49.3, vx: 667, scan: 16_667)), nav) == .commit(Self.target, .fling))
+        // Not knowing the scan interval, the same reports start outside the zone.
+        _ = feed(.began(Self.at(13.5, ms: 1016, scan: 0)), nav)
+        #expect(feed(.changed(Self.at(24.5, ms: 1032.7, scan: 0)), nav) == .rejected(.outsideEdgeZone))
+        _ = feed(.ended(Self.at(24.5, ms: 1049.3, scan: 0)), nav)
+        // A finger that rested before it moved (its next report 200 ms on) landed where it was seen.
+        _ = feed(.began(Self.at(13.5, ms: 2000, scan: 16_667)), nav)
+        #expect(feed(.changed(Self.at(24.5, ms: 2200, scan: 16_667)), nav) == .rejected(.outsideEdgeZone))
+    }
+
+    @Test mutating func aTwoScanFlickAt72HertzIsAsLongAsItWas() throws {
+        let nav = try Self.navigation()
+        // 8 mm in 30 ms from 1 mm in at 72 Hz: seen at 3 and 6.75 mm (3.75 mm apart, under
+        // the decision distance), gone at the third scan, 27.8 ms after the first.
+        _ = feed(.began(Self.at(3, ms: 7, scan: 13_889)), nav)
+        #expect(feed(.changed(Self.at(6.75, ms: 20.9, scan: 13_889)), nav) == .began(Self.target, progress: 0.01875))
+        #expect(feed(.ended(Self.at(6.75, ms: 34.8, vx: 267, scan: 13_889)), nav) == .commit(Self.target, .fling))
+        // Counted from the first report, as before issue 27, it was too brief and too short.
+        _ = feed(.began(Self.at(3, ms: 1007, scan: 0)), nav)
+        #expect(feed(.changed(Self.at(6.75, ms: 1020.9, scan: 0)), nav) == .none)
+        #expect(feed(.ended(Self.at(6.75, ms: 1034.8, vx: 267, scan: 0)), nav) == .none)
+    }
+
+    @Test mutating func aTapThatSlides2MillimetresWithinAScanNeverDecides() throws {
+        let nav = try Self.navigation()
+        // Lands 2 mm in on a 60 Hz panel, slides 2 mm inward by the next scan, lifts: the
+        // earliest landing is the glass's edge, but distances count from half-way, 3 mm short.
+        _ = feed(.began(Self.at(2, ms: 0, scan: 16_667)), nav)
+        #expect(feed(.changed(Self.at(4, ms: 16.7, scan: 16_667)), nav) == .none)
+        #expect(feed(.ended(Self.at(4, ms: 33.3, vx: 120, scan: 16_667)), nav) == .none)
+        #expect(arbiter.state == .idle)
+    }
+
+    @Test mutating func theLandingNeverLeavesTheScreen() {
+        // Seen 1 mm in, then 9 mm in, one 16.7 ms scan apart: taken back 8 mm it would be off the glass.
+        let first = Self.at(1, ms: 10, scan: 16_667), next = Self.at(9, ms: 26.7, scan: 16_667)
+        let landing = PopArbiter.landing(first: first, next: next)
+        #expect(abs(landing.position.xMillimetres) < 1e-9 && abs(landing.position.x) < 1e-12)
+        #expect(landing.time == Timestamp(microseconds: 10_000 - 16_667))
+    }
+
     @Test mutating func aPressThenADragIsTheAppsButACrawlIsNot() throws {
         let nav = try Self.navigation()
         // Rests 600 ms within a millimetre, then drags: a long press (text selection).

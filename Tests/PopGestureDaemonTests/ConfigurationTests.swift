@@ -22,6 +22,14 @@ private let everyKey = """
     max-angle-degrees =  45
     commit-progress = 0.5\r
     fling-velocity-mm-per-s = 250
+    edge-max-angle-degrees = 40
+    fling-min-distance-mm = 12
+    fling-min-duration-ms = 60
+    edge-fling-velocity-mm-per-s = 90
+    edge-fling-min-distance-mm = 5
+    edge-fling-min-duration-ms = 20
+    long-press-ms = off
+    long-press-slop-mm = 3
     layout = rtl
     transition-timeout-ms = 750
     rotation = 270
@@ -95,6 +103,14 @@ private let everyKey = """
         #expect(configuration.gesture.maxAngleDegrees == 45)
         #expect(configuration.gesture.commitProgress == 0.5)
         #expect(configuration.gesture.flingVelocityMillimetresPerSecond == 250)
+        #expect(configuration.gesture.edgeMaxAngleDegrees == 40)
+        #expect(configuration.gesture.flingMinimumDistanceMillimetres == 12)
+        #expect(configuration.gesture.flingMinimumDuration == .milliseconds(60))
+        #expect(configuration.gesture.edgeFlingVelocityMillimetresPerSecond == 90)
+        #expect(configuration.gesture.edgeFlingMinimumDistanceMillimetres == 5)
+        #expect(configuration.gesture.edgeFlingMinimumDuration == .milliseconds(20))
+        #expect(configuration.gesture.longPressDuration == nil)
+        #expect(configuration.gesture.longPressSlopMillimetres == 3)
         #expect(configuration.defaultLayout == .rightToLeft)
         #expect(configuration.transitionTimeout == .milliseconds(750))
         #expect(configuration.rotation == .clockwise270)
@@ -121,6 +137,8 @@ private let everyKey = """
         ("transition-timeout-ms", "0"), ("transition-timeout-ms", "60000"), ("edge-width-mm", "1e1"),
         ("back-input", "none"), ("back-input", "side"), ("back-input", "Ctrl+BTN_EXTRA"),
         ("back-input-mode", "fullscreen"), ("back-input-mode", "edge"),
+        ("long-press-ms", "off"), ("long-press-ms", "1"), ("long-press-ms", "10000"), ("fling-min-duration-ms", "0"),
+        ("edge-fling-min-duration-ms", "1000"), ("edge-fling-min-distance-mm", "0"), ("edge-max-angle-degrees", "90"),
     ])
     func everyAllowedValueIsTaken(key: String, value: String) throws {
         let configuration = try Configuration.parse("\(key) = \(value)", path: path)
@@ -309,6 +327,8 @@ private let everyKey = """
             .transitionTimeout: "500", .rotation: "90", .touchpads: "one-finger",
             .socket: "/tmp/pg.sock", .clients: "any", .logLevel: "trace", .screen: "DSI-1",
             .backInput: "none", .backInputMode: "fullscreen", .grab: "on", .maximumClients: "5",
+            .edgeMaxAngle: "35", .flingMinimumDistance: "8", .flingMinimumDuration: "40", .edgeFlingVelocity: "100",
+            .edgeFlingMinimumDistance: "6", .edgeFlingMinimumDuration: "25", .longPress: "600", .longPressSlop: "1.5",
         ]
         let configuration = try Configuration.parse("", path: path, overrides: overrides)
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
@@ -316,6 +336,8 @@ private let everyKey = """
         #expect(configuration.socketPath == "/tmp/pg.sock")
         #expect(configuration.touchpads == .oneFinger)
         #expect(configuration.clients == .any)
+        #expect(configuration.gesture.longPressDuration == .milliseconds(600))
+        #expect(configuration.gesture.edgeFlingMinimumDuration == .milliseconds(25))
     }
 
     @Test func aBadOverrideIsRefusedWithTheFilesWords() {
@@ -341,6 +363,9 @@ private let everyKey = """
         ("socket", "relative.sock"), ("clients", "nobody"), ("log-level", "loud"),
         ("back-input", "alt+leftt"), ("back-input", "alt+alt"), ("back-input", ""), ("back-input-mode", "anywhere"),
         ("grab", "yes"), ("max-clients", "0"), ("max-clients", "2049"), ("max-clients", "lots"),
+        ("edge-max-angle-degrees", "0"), ("fling-min-distance-mm", "-1"), ("fling-min-duration-ms", "1001"),
+        ("edge-fling-velocity-mm-per-s", "0"), ("edge-fling-min-distance-mm", "inf"), ("edge-fling-min-duration-ms", "2.5"),
+        ("long-press-ms", "0"), ("long-press-ms", "never"), ("long-press-ms", ""), ("long-press-slop-mm", "0"),
     ])
     func aFlagIsRefusedWithTheFilesWords(name: String, text: String) throws {
         let key = try #require(Configuration.Key(rawValue: name))
@@ -359,7 +384,9 @@ private let everyKey = """
 
     @Test func everyKeysFlagIsItsNameWithoutItsUnit() {
         #expect(Configuration.Key.allCases.map(\.flag) == [
-            "mode", "edge-width", "decision-distance", "max-angle", "commit-progress", "fling-velocity", "layout",
+            "mode", "edge-width", "decision-distance", "max-angle", "edge-max-angle", "commit-progress",
+            "fling-velocity", "fling-min-distance", "fling-min-duration", "edge-fling-velocity",
+            "edge-fling-min-distance", "edge-fling-min-duration", "long-press", "long-press-slop", "layout",
             "transition-timeout", "rotation", "touchpads", "screen", "grab", "socket", "clients", "max-clients", "log-level",
             "back-input", "back-input-mode",
         ])

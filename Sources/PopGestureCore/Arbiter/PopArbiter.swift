@@ -126,6 +126,9 @@ public struct PopArbiter: Sendable {
     public private(set) var state: State = .idle
     /// While deciding: when the finger first left the long-press slop; nil until then.
     private var pressEnded: Timestamp?
+    /// The earliest the pan's finger can have landed (``landing(first:next:)``), once a
+    /// second report told; nil until then.
+    private var landing: PanSample?
     public var settings: GestureSettings
     private var logger: Logger
 
@@ -145,6 +148,7 @@ public struct PopArbiter: Sendable {
             guard case .began(let sample) = event else { return .none }
             transition(to: .deciding(device: device, origin: sample, surface: surface), "pan began")
             pressEnded = nil
+            landing = nil
             return .none
 
         case .deciding(let owner, let origin, let surface):
@@ -153,7 +157,9 @@ public struct PopArbiter: Sendable {
             case .began, .failed:
                 return .none  // Cannot happen: a device's pan ends before it begins again.
             case .changed(let sample):
-                if pressEnded == nil && distance(origin, sample) > settings.longPressSlopMillimetres {
+                // The second report tells how the finger moved when it landed.
+                if landing == nil { landing = Self.landing(first: origin, next: sample) }
+                if pressEnded == nil && distance(origin.position, sample) > settings.longPressSlopMillimetres {
                     pressEnded = sample.time
                 }
                 return decide(device: device, origin: origin, sample: sample, surface: surface, navigation: navigation)
@@ -179,19 +185,23 @@ public struct PopArbiter: Sendable {
                 return .progress(target, now)
             case .ended(let sample):
                 let velocity = sample.velocityX * direction
-                let travel = (sample.position.xMillimetres - origin.position.xMillimetres) * direction
+                // From the expected landing: the start of a flick that a late first scan missed counts.
+                let travel = (sample.position.xMillimetres - expectedLanding(origin).xMillimetres) * direction
+                let landing = landing ?? origin
                 // A flick or a thumb's arc off the bezel is short, and slower across the
                 // screen than a straight swipe: at the edge, a shorter and slower one flings.
                 let fromEdge = surface.isOnScreen && settings.isInEdgeZone(
                     distanceFromLeadingEdge: GestureSettings.distanceFromLeadingEdge(
-                        origin.position, width: surface.widthMillimetres, backDirection: direction))
+                        landing.position, width: surface.widthMillimetres, backDirection: direction))
                 let fling = fromEdge
                     ? settings.edgeFlingVelocityMillimetresPerSecond : settings.flingVelocityMillimetresPerSecond
                 let minimumTravel = fromEdge
                     ? settings.edgeFlingMinimumDistanceMillimetres : settings.flingMinimumDistanceMillimetres
                 let minimumTime = fromEdge ? settings.edgeFlingMinimumDuration : settings.flingMinimumDuration
                 // A flick too short or too brief is no fling: its velocity spans a frame or two.
-                let longEnough = sample.time - origin.time >= minimumTime.microsecondsRounded
+                // Timed from the landing to the report that found the finger gone: at N
+                // scans, N + 1 intervals at most, as long at 60 Hz as at 240.
+                let longEnough = sample.time - landing.time >= minimumTime.microsecondsRounded
                 transition(to: .idle, "released at \(progress), \(velocity) mm/s, \(travel) mm")
                 if longEnough && velocity >= fling && travel >= minimumTravel {
                     return .commit(target, .fling)
@@ -230,7 +240,8 @@ public struct PopArbiter: Sendable {
     ) -> Action {
         let dx = sample.position.xMillimetres - origin.position.xMillimetres
         let dy = sample.position.yMillimetres - origin.position.yMillimetres
-        guard distance(origin, sample) >= settings.decisionDistanceMillimetres else { return .none }
+        // From the expected landing: a short flick that a late first scan saw half of still decides.
+        guard distance(expectedLanding(origin), sample) >= settings.decisionDistanceMillimetres else { return .none }
         let destination = navigation.destination(backInput: settings.backInput, on: surface.seat)
         let layout = if case .navigator(let front) = destination {
             navigation.layout(of: front)
@@ -238,7 +249,7 @@ public struct PopArbiter: Sendable {
             navigation.defaultLayout
         }
         let start = PanStart(
-            origin: origin.position, translationX: dx, translationY: dy,
+            origin: origin.position, landing: (landing ?? origin).position, translationX: dx, translationY: dy,
             screenWidthMillimetres: surface.widthMillimetres, isOnScreen: surface.isOnScreen,
             heldMicroseconds: (pressEnded ?? sample.time) - origin.time)
         let rejection = popRejection(for: start, to: destination, layout: layout, settings: settings, at: sample.time)
@@ -256,9 +267,52 @@ public struct PopArbiter: Sendable {
         return .began(target, progress: progress)
     }
 
-    private func distance(_ origin: PanSample, _ sample: PanSample) -> Double {
-        let dx = sample.position.xMillimetres - origin.position.xMillimetres
-        let dy = sample.position.yMillimetres - origin.position.yMillimetres
+    /// The earliest the finger can have landed, from its first two reports. The panel's first
+    /// scan after a finger lands comes up to one scan interval later, and a flick has
+    /// moved by then: 20 mm in 30 ms moves 11 mm in a 60 Hz interval, out of the edge
+    /// zone before the panel sees it. So the landing is taken one interval before the
+    /// first report and, when the finger moved by the next scan, back along that first
+    /// velocity, never off the screen; a finger that rested first (no report at the
+    /// next scan) landed where it was first seen. An unknown interval (0) changes nothing.
+    static func landing(first: PanSample, next: PanSample) -> PanSample {
+        let interval = next.scanInterval
+        let elapsed = next.time - first.time
+        guard interval > 0, elapsed > 0 else { return first }
+        var landing = first
+        landing.time = Timestamp(microseconds: first.time.microseconds.saturatingSubtracting(interval))
+        guard elapsed <= interval * 3 / 2 else { return landing }
+        let (from, to) = (first.position, next.position)
+        // The share of the first move to take back: one interval's, shortened at the screen's edge.
+        var share = Double(interval) / Double(elapsed)
+        for (at, step) in [(from.x, to.x - from.x), (from.y, to.y - from.y)] where step != 0 {
+            let room = step > 0 ? at : 1 - at  // Going back runs toward 0 when the step is positive.
+            share = min(share, max(0, room / abs(step)))
+        }
+        landing.position = ScreenPoint(
+            x: from.x - (to.x - from.x) * share, y: from.y - (to.y - from.y) * share,
+            xMillimetres: from.xMillimetres - (to.xMillimetres - from.xMillimetres) * share,
+            yMillimetres: from.yMillimetres - (to.yMillimetres - from.yMillimetres) * share)
+        return landing
+    }
+
+    /// Where distances count from: half-way between the earliest landing and the first
+    /// report, where the finger was on average when it landed, since the first scan comes
+    /// at any moment of its interval. The edge zone and the durations take the earliest
+    /// landing, so that a flick off the bezel is never judged by where a late scan found
+    /// it; distances take this one, so that a tap that slides 2 mm within one scan stays
+    /// under the 4 mm decision distance.
+    private func expectedLanding(_ origin: PanSample) -> ScreenPoint {
+        guard let earliest = landing?.position else { return origin.position }
+        let first = origin.position
+        return ScreenPoint(
+            x: (earliest.x + first.x) / 2, y: (earliest.y + first.y) / 2,
+            xMillimetres: (earliest.xMillimetres + first.xMillimetres) / 2,
+            yMillimetres: (earliest.yMillimetres + first.yMillimetres) / 2)
+    }
+
+    private func distance(_ origin: ScreenPoint, _ sample: PanSample) -> Double {
+        let dx = sample.position.xMillimetres - origin.xMillimetres
+        let dy = sample.position.yMillimetres - origin.yMillimetres
         return (dx * dx + dy * dy).squareRoot()
     }
 

@@ -41,8 +41,11 @@ public enum RejectionReason: String, Sendable, Hashable, CaseIterable {
 
 /// What the predicate sees of a pan once it has moved far enough to decide.
 public struct PanStart: Sendable, Hashable {
-    /// Where the finger landed.
+    /// Where the panel first reported the finger.
     public var origin: ScreenPoint
+    /// Where the finger landed, up to one scan interval before that first report
+    /// (``PopArbiter``'s landing): what the edge zone is judged by. Default: `origin`.
+    public var landing: ScreenPoint
     /// Movement since then, in millimetres on the screen.
     public var translationX: Double
     public var translationY: Double
@@ -55,10 +58,11 @@ public struct PanStart: Sendable, Hashable {
     public var heldMicroseconds: Int64
 
     public init(
-        origin: ScreenPoint, translationX: Double, translationY: Double, screenWidthMillimetres: Double,
-        isOnScreen: Bool = true, heldMicroseconds: Int64 = 0
+        origin: ScreenPoint, landing: ScreenPoint? = nil, translationX: Double, translationY: Double,
+        screenWidthMillimetres: Double, isOnScreen: Bool = true, heldMicroseconds: Int64 = 0
     ) {
         self.origin = origin
+        self.landing = landing ?? origin
         self.translationX = translationX
         self.translationY = translationY
         self.screenWidthMillimetres = screenWidthMillimetres
@@ -93,10 +97,13 @@ public func popRejection(
     // The app runs its own swipe-back from the same touches: a key too would go back twice.
     if case .ownSwipe = destination { return .ownSwipe }
 
-    // Where the finger landed decides the edge, not where it is now (InputActions #168).
+    // Where the finger landed decides the edge, not where it is now (InputActions #168),
+    // nor where a late first scan found it.
     let fromLeadingEdge = GestureSettings.distanceFromLeadingEdge(
         pan.origin, width: pan.screenWidthMillimetres, backDirection: layout.backDirection)
-    let inEdgeZone = pan.isOnScreen && settings.isInEdgeZone(distanceFromLeadingEdge: fromLeadingEdge)
+    let landedFromLeadingEdge = GestureSettings.distanceFromLeadingEdge(
+        pan.landing, width: pan.screenWidthMillimetres, backDirection: layout.backDirection)
+    let inEdgeZone = pan.isOnScreen && settings.isInEdgeZone(distanceFromLeadingEdge: landedFromLeadingEdge)
     var mode = settings.mode
     var top: Page?
     switch destination {
@@ -132,7 +139,9 @@ public func popRejection(
     if isSteeper(dx: pan.translationX, dy: pan.translationY, than: limit) { return .tooSteep }
 
     // A finger that rested before it moved made a long press: the app's text selection.
-    if let press = settings.longPressDuration, pan.heldMicroseconds >= press.microsecondsRounded {
+    // Only on a touchscreen: a touchpad has no press to select with, and fingers rest on
+    // it before a swipe.
+    if pan.isOnScreen, let press = settings.longPressDuration, pan.heldMicroseconds >= press.microsecondsRounded {
         return .longPress
     }
 

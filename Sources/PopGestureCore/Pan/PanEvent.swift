@@ -8,12 +8,19 @@ public struct PanSample: Sendable, Hashable {
     public var velocityY: Double
     /// The kernel timestamp of the frame.
     public var time: Timestamp
+    /// The device's scan interval as its frames so far show it (``ScanInterval``), in
+    /// microseconds; 0 when unknown (a sample not from a device), and then the arbiter
+    /// takes the reports' times as the finger's.
+    public var scanInterval: Int64
 
-    public init(position: ScreenPoint, velocityX: Double = 0, velocityY: Double = 0, time: Timestamp) {
+    public init(
+        position: ScreenPoint, velocityX: Double = 0, velocityY: Double = 0, time: Timestamp, scanInterval: Int64 = 0
+    ) {
         self.position = position
         self.velocityX = velocityX
         self.velocityY = velocityY
         self.time = time
+        self.scanInterval = scanInterval
     }
 }
 
