@@ -43,6 +43,12 @@ final class KDEOutputDevices {
     private var registry: OpaquePointer?
     /// The devices followed, by their global's name (which `global_remove` gives).
     private var devices: [UInt32: OpaquePointer] = [:]
+    /// Each device's mode objects, which the bridge never reads but must free: at the
+    /// mode's `removed`, or with its device when the output goes.
+    private var modes: [OpaquePointer: [OpaquePointer]] = [:]
+    /// The most modes kept per device: 256. Past it a mode is freed at once (it is never
+    /// read), so a compositor that lists modes without end costs no memory.
+    static let maximumModesPerDevice = 256
     private var events: [KDEOutputEvent] = []
     private var overflowed = false
     /// Whether KWin has listed any output device: one that lists none at connect does not
@@ -108,8 +114,25 @@ final class KDEOutputDevices {
     private func globalRemoved(_ globalName: UInt32) {
         guard let device = devices.removeValue(forKey: globalName) else { return }
         events.append(.removed(wl_proxy_get_id(device)))
+        for mode in modes.removeValue(forKey: device) ?? [] { kde_output_device_mode_v2_destroy(mode) }
         // Version 2 has no destructor request: the proxy goes on this side only.
         kde_output_device_v2_destroy(device)
+    }
+
+    private func modeAdded(_ mode: OpaquePointer, to device: OpaquePointer) {
+        guard modes[device, default: []].count < Self.maximumModesPerDevice else {
+            kde_output_device_mode_v2_destroy(mode)
+            return
+        }
+        modes[device, default: []].append(mode)
+        kde_output_device_mode_v2_add_listener(mode, Listeners.mode, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func modeRemoved(_ mode: OpaquePointer) {
+        for (device, list) in modes where list.contains(mode) {
+            modes[device] = list.filter { $0 != mode }
+        }
+        kde_output_device_mode_v2_destroy(mode)
     }
 
     /// The listeners, one copy each at a fixed address, as libwayland needs for the life of
@@ -135,7 +158,10 @@ final class KDEOutputDevices {
                     .geometry(id(device), widthMillimetres: width, heightMillimetres: height, transform: transform))
             },
             current_mode: { _, _, _ in },
-            mode: { _, _, mode in kde_output_device_mode_v2_add_listener(mode, Listeners.mode, nil) },
+            mode: { data, device, mode in
+                guard let device, let mode else { return }
+                KDEOutputDevices.this(data).modeAdded(mode, to: device)
+            },
             done: { data, device in KDEOutputDevices.this(data).events.append(.done(id(device))) },
             scale: { _, _, _ in },
             edid: { _, _, _ in },
@@ -156,6 +182,9 @@ final class KDEOutputDevices {
             size: { _, _, _, _ in },
             refresh: { _, _, _ in },
             preferred: { _, _ in },
-            removed: { _, mode in kde_output_device_mode_v2_destroy(mode) }))
+            removed: { data, mode in
+                guard let mode else { return }
+                KDEOutputDevices.this(data).modeRemoved(mode)
+            }))
     }
 }
