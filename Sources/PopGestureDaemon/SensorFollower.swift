@@ -28,15 +28,20 @@ struct SensorFollower: Sendable, Equatable {
     enum Input: Sendable, Equatable {
         /// Connected and subscribed: find out whether the proxy is there.
         case started
-        /// `NameOwnerChanged` for `net.hadess.SensorProxy`.
-        case ownerChanged(hasOwner: Bool)
+        /// `NameOwnerChanged` for `net.hadess.SensorProxy`, from the bus itself (the proxy
+        /// checks the sender is `org.freedesktop.DBus`): the new owner's unique name, or
+        /// nil when the name lost its owner.
+        case ownerChanged(owner: String?)
         /// The reply to a `GetAll`: the two properties (nil when missing or of another
-        /// type), or the D-Bus error's name.
-        case propertiesRead(Properties, error: String?, generation: Int)
+        /// type), or the D-Bus error's name; `sender`, the unique name that answered (the
+        /// bus routes a reply only from the connection that got the call).
+        case propertiesRead(Properties, error: String?, generation: Int, sender: String? = nil)
         /// The reply to `ClaimAccelerometer`: nil, or the D-Bus error's name.
         case claimed(error: String?, generation: Int)
-        /// `PropertiesChanged` on the proxy's interface.
-        case propertiesChanged(Properties)
+        /// `PropertiesChanged` on the proxy's interface, from `sender` (a unique name):
+        /// taken only from the name's owner, since anyone on the bus can send a signal
+        /// that a match rule with `sender='net.hadess.SensorProxy'` lets through.
+        case propertiesChanged(Properties, sender: String?)
         /// The connection to the bus is gone.
         case busLost
         /// Whether the engine needs the accelerometer now.
@@ -80,6 +85,9 @@ struct SensorFollower: Sendable, Equatable {
     /// Counts owner changes: replies from an older owner are stale.
     private(set) var generation = 0
     private(set) var claimed = false
+    /// The unique name that owns `net.hadess.SensorProxy`, as the bus said (a reply's
+    /// sender, or its own `NameOwnerChanged`); nil while not known.
+    private(set) var owner: String?
     /// Whether the engine needs the accelerometer; the claim waits for it.
     private(set) var needed: Bool
 
@@ -94,27 +102,32 @@ struct SensorFollower: Sendable, Equatable {
         switch input {
         case .started:
             return [.readProperties(generation: generation)]
-        case .ownerChanged(let hasOwner):
+        case .ownerChanged(let owner):
             generation += 1
             claimed = false
-            if hasOwner { return [.readProperties(generation: generation)] }
+            self.owner = owner
+            if owner != nil { return [.readProperties(generation: generation)] }
             return report(nil, .absent)
-        case .propertiesRead(let properties, let error, let generation):
+        case .propertiesRead(let properties, let error, let generation, let sender):
             guard generation == self.generation else { return [] }
             if let error {
                 return report(nil, Self.namesNoOwner.contains(error) ? .absent : .unavailable)
             }
+            if let sender { owner = sender }
             return apply(properties, fromRead: true)
         case .claimed(let error, let generation):
             guard generation == self.generation else { return [] }
             guard error == nil else { return report(nil, .unavailable) }
             claimed = true
             return [.readProperties(generation: generation)]
-        case .propertiesChanged(let properties):
+        case .propertiesChanged(let properties, let sender):
+            // A forged signal (any local user can send one, unicast) changes nothing.
+            guard let owner, sender == owner else { return [] }
             return apply(properties, fromRead: false)
         case .busLost:
             generation += 1
             claimed = false
+            owner = nil
             return report(nil, .unavailable)
         case .needed(let needed):
             guard needed != self.needed else { return [] }

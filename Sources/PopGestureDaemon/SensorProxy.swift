@@ -138,7 +138,7 @@ public final class SensorProxy {
     private func handle(_ input: SensorFollower.Input) {
         switch input {
         // sd-bus answers pending calls with NoReply itself when the connection goes.
-        case .started, .busLost, .propertiesRead(_, "org.freedesktop.DBus.Error.NoReply"?, _),
+        case .started, .busLost, .propertiesRead(_, "org.freedesktop.DBus.Error.NoReply"?, _, _),
              .claimed("org.freedesktop.DBus.Error.NoReply"?, _):
             break
         default:
@@ -208,7 +208,8 @@ public final class SensorProxy {
         let error = errorName(message)
         if let error { call.proxy.logger.debug("iio-sensor-proxy: GetAll failed: \(error)") }
         let properties = error == nil ? readProperties(message) : SensorFollower.Properties()
-        call.proxy.handle(.propertiesRead(properties, error: error, generation: call.generation))
+        call.proxy.handle(.propertiesRead(
+            properties, error: error, generation: call.generation, sender: sender(of: message)))
         return 0
     }
 
@@ -231,20 +232,35 @@ public final class SensorProxy {
     private static let onSignal: sd_bus_message_handler_t = { message, userdata, _ in
         guard let message, let userdata else { return 0 }
         let proxy = Unmanaged<SensorProxy>.fromOpaque(userdata).takeUnretainedValue()
+        let sender = sender(of: message)
         if sd_bus_message_is_signal(message, "org.freedesktop.DBus", "NameOwnerChanged") > 0 {
-            // name, old owner, new owner: the match rule's arg0 already chose the name.
-            _ = readString(message)
+            // Only the bus says who owns a name: sd-bus does not check a match rule's
+            // `sender=`, and anyone may send a signal of that name (unicast to us).
+            guard sender == busDriver else {
+                proxy.logger.debug("iio-sensor-proxy: a NameOwnerChanged from \(sender ?? "nobody"), not the bus: ignored")
+                return 0
+            }
+            // name, old owner, new owner
+            guard readString(message) == service else { return 0 }
             _ = readString(message)
             guard let owner = readString(message) else { return 0 }
-            proxy.handle(.ownerChanged(hasOwner: !owner.isEmpty))
+            proxy.handle(.ownerChanged(owner: owner.isEmpty ? nil : owner))
         } else if sd_bus_message_is_signal(message, "org.freedesktop.DBus.Properties", "PropertiesChanged") > 0 {
             guard readString(message) == interface else { return 0 }
-            proxy.handle(.propertiesChanged(readProperties(message)))
+            proxy.handle(.propertiesChanged(readProperties(message), sender: sender))
         }
         return 0
     }
 
     // MARK: - Reading messages
+
+    /// The bus driver's name, the sender of the bus's own signals.
+    static let busDriver = "org.freedesktop.DBus"
+
+    /// The message's sender (a unique name, or the bus driver's), as the bus stamped it.
+    private static func sender(of message: OpaquePointer) -> String? {
+        sd_bus_message_get_sender(message).flatMap(bounded)
+    }
 
     /// The error's name, cut to ``maximumStringBytes``; nil when the reply is no error.
     private static func errorName(_ message: OpaquePointer) -> String? {

@@ -5,21 +5,23 @@ import Testing
 /// iio-sensor-proxy's follower without a bus: what it asks and reports for each answer.
 @Suite struct SensorFollowerTests {
     typealias Properties = SensorFollower.Properties
+    /// The proxy's unique name on the bus.
+    static let proxy = ":1.7"
 
     @Test("present with an accelerometer: read, claim, read again, then report; changes follow")
     func claimThenFollow() {
         var follower = SensorFollower(needed: true)
         #expect(follower.handle(.started) == [.readProperties(generation: 0)])
         // Before the claim the proxy says undefined: nothing is reported yet.
-        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "undefined"), error: nil, generation: 0))
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "undefined"), error: nil, generation: 0, sender: Self.proxy))
             == [.claim(generation: 0)])
-        #expect(follower.handle(.propertiesChanged(Properties(orientation: "left-up"))) == [], "not claimed yet")
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "left-up"), sender: Self.proxy)) == [], "not claimed yet")
         #expect(follower.handle(.claimed(error: nil, generation: 0)) == [.readProperties(generation: 0)])
-        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0))
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0, sender: Self.proxy))
             == [.report(.leftUp, state: "left-up")])
-        #expect(follower.handle(.propertiesChanged(Properties(orientation: "left-up"))) == [], "the same again is no news")
-        #expect(follower.handle(.propertiesChanged(Properties(orientation: "bottom-up"))) == [.report(.bottomUp, state: "bottom-up")])
-        #expect(follower.handle(.propertiesChanged(Properties(orientation: "face-down"))) == [.report(.undefined, state: "undefined")],
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "left-up"), sender: Self.proxy)) == [], "the same again is no news")
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "bottom-up"), sender: Self.proxy)) == [.report(.bottomUp, state: "bottom-up")])
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "face-down"), sender: Self.proxy)) == [.report(.undefined, state: "undefined")],
                 "an orientation it does not know counts as undefined")
     }
 
@@ -29,28 +31,47 @@ import Testing
         _ = follower.handle(.started)
         #expect(follower.handle(.propertiesRead(Properties(), error: "org.freedesktop.DBus.Error.ServiceUnknown", generation: 0))
             == [.report(nil, state: "absent")])
-        #expect(follower.handle(.ownerChanged(hasOwner: true)) == [.readProperties(generation: 1)])
-        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: false), error: nil, generation: 1))
+        #expect(follower.handle(.ownerChanged(owner: Self.proxy)) == [.readProperties(generation: 1)])
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: false), error: nil, generation: 1, sender: Self.proxy))
             == [.report(nil, state: "no-accelerometer")])
-        #expect(follower.handle(.propertiesChanged(Properties(hasAccelerometer: true))) == [.claim(generation: 1)])
+        #expect(follower.handle(.propertiesChanged(Properties(hasAccelerometer: true), sender: Self.proxy)) == [.claim(generation: 1)])
+    }
+
+    @Test("a PropertiesChanged from anyone but the name's owner changes nothing (any local user can send one)")
+    func forgedSignalIgnored() {
+        var follower = SensorFollower(needed: true)
+        _ = follower.handle(.started)
+        #expect(follower.handle(.propertiesChanged(Properties(hasAccelerometer: true, orientation: "left-up"), sender: ":1.99")) == [],
+                "the owner is not known yet: nobody's signal counts")
+        _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0, sender: Self.proxy))
+        _ = follower.handle(.claimed(error: nil, generation: 0))
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "normal"), error: nil, generation: 0, sender: Self.proxy))
+            == [.report(.normal, state: "normal")])
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "left-up"), sender: ":1.99")) == [], "forged")
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "left-up"), sender: nil)) == [], "no sender")
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "left-up"), sender: Self.proxy)) == [.report(.leftUp, state: "left-up")])
+        // A new owner (the bus said so): the old one's signals no longer count.
+        #expect(follower.handle(.ownerChanged(owner: ":1.8")) == [.readProperties(generation: 1)])
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "bottom-up"), sender: Self.proxy)) == [])
+        #expect(follower.owner == ":1.8")
     }
 
     @Test("claimed only while needed: released when a shell reports the screen, claimed again when it leaves")
     func claimedOnlyWhileNeeded() {
         var follower = SensorFollower()
         #expect(follower.handle(.started) == [.readProperties(generation: 0)])
-        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0))
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0, sender: Self.proxy))
             == [.report(nil, state: "unused")], "an accelerometer nobody needs is not claimed")
         #expect(follower.handle(.needed(true)) == [.readProperties(generation: 0)])
-        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0))
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0, sender: Self.proxy))
             == [.claim(generation: 0)])
         #expect(follower.handle(.claimed(error: nil, generation: 0)) == [.readProperties(generation: 0)])
-        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0))
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0, sender: Self.proxy))
             == [.report(.leftUp, state: "left-up")])
         #expect(follower.handle(.needed(true)) == [], "already needed")
         #expect(follower.handle(.needed(false)) == [.release, .report(nil, state: "unused")])
         #expect(!follower.claimed)
-        #expect(follower.handle(.propertiesChanged(Properties(orientation: "normal"))) == [], "a released sensor says nothing")
+        #expect(follower.handle(.propertiesChanged(Properties(orientation: "normal"), sender: Self.proxy)) == [], "a released sensor says nothing")
         #expect(follower.handle(.needed(true)) == [.readProperties(generation: 0)])
     }
 
@@ -58,8 +79,8 @@ import Testing
     func staleReplyDropped() {
         var follower = SensorFollower(needed: true)
         _ = follower.handle(.started)
-        _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0))
-        #expect(follower.handle(.ownerChanged(hasOwner: false)) == [.report(nil, state: "absent")])
+        _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0, sender: Self.proxy))
+        #expect(follower.handle(.ownerChanged(owner: nil)) == [.report(nil, state: "absent")])
         #expect(follower.handle(.claimed(error: nil, generation: 0)) == [])
         #expect(!follower.claimed)
     }
@@ -68,7 +89,7 @@ import Testing
     func unavailable() {
         var follower = SensorFollower(needed: true)
         _ = follower.handle(.started)
-        _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0))
+        _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0, sender: Self.proxy))
         #expect(follower.handle(.claimed(error: "org.freedesktop.DBus.Error.AccessDenied", generation: 0))
             == [.report(nil, state: "unavailable")])
         #expect(follower.handle(.busLost) == [])

@@ -141,6 +141,44 @@ struct SensorProxyDaemonTests {
         daemon.stop()
     }
 
+    @Test("forged PropertiesChanged and NameOwnerChanged, unicast from another connection, change nothing",
+          .timeLimit(.minutes(2)))
+    func forgedSignalsChangeNothing() throws {
+        let directory = try PopGestureCtlCommandTests.temporaryDirectory()
+        let bus = try Bus(in: directory)
+        let proxy = try Proxy("left-up", bus: bus, in: directory)
+        let fifo = directory.appendingPathComponent("events").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let daemon = try PopGestureCtlDaemonTests.Daemon(
+            ["run", "--event-pipe", fifo, "--log-level", "debug"], in: directory,
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        #expect(Self.until(daemon, rotation: 90, from: "sensor", sensor: "left-up"), "\(daemon.log)")
+
+        let forge = Process()
+        let output = Pipe()
+        forge.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        forge.arguments = [Self.forger, bus.address, String(daemon.process.processIdentifier), "bottom-up"]
+        forge.standardOutput = output
+        try forge.run()
+        PopGestureCtlDaemonTests.waitForExit(forge, seconds: 15)
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(forge.terminationStatus == 0 && said.contains("sent"), "\(said)")
+        // The daemon has read both once it logged the forged NameOwnerChanged.
+        #expect(PopGestureCtlDaemonTests.within(seconds: 15) { daemon.logContains("not the bus: ignored") }, "\(daemon.log)")
+        let screen = try Self.screen(daemon)
+        #expect(screen["rotation"] as? Int == 90 && screen["sensor"] as? String == "left-up", "\(screen)")
+        #expect(!daemon.logContains("iio-sensor-proxy: absent"), "\(daemon.log)")
+
+        // The real proxy's own change still counts.
+        try Self.control(bus, "SetOrientation", "right-up")
+        #expect(Self.until(daemon, rotation: 270, from: "sensor", sensor: "right-up"), "\(daemon.log)")
+        proxy.stop()
+        daemon.stop()
+    }
+
+    static let forger = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Fixtures/iio/forge-signals.py").standardized.path
+
     @Test("a system bus that refuses the daemon's user: unavailable, and the log says the bus refused it",
           .timeLimit(.minutes(1)))
     func busRefusesTheUser() throws {
