@@ -46,6 +46,8 @@ struct SensorFollower: Sendable, Equatable {
         case busLost
         /// Whether the engine needs the accelerometer now.
         case needed(Bool)
+        /// The time asked for by ``Action/retry(after:)`` has come.
+        case retryDue
     }
 
     /// The properties the follower reads; either may be absent from a message.
@@ -61,6 +63,8 @@ struct SensorFollower: Sendable, Equatable {
         case claim(generation: Int)
         /// `ReleaseAccelerometer`: the claim is no longer needed.
         case release
+        /// Give ``Input/retryDue`` after this long: a claim failed.
+        case retry(after: Duration)
         /// Tell the engine: `orientation` nil when there is none, `state` what `status` shows.
         case report(SensorOrientation?, state: String)
     }
@@ -85,6 +89,14 @@ struct SensorFollower: Sendable, Equatable {
     /// Counts owner changes: replies from an older owner are stale.
     private(set) var generation = 0
     private(set) var claimed = false
+    /// Claims refused in a row, for the retry's backoff.
+    private(set) var failedClaims = 0
+    /// The first retry after a refused claim waits 1 s, each next twice as long, up to
+    /// 60 s: a proxy that refuses for good costs a call a minute.
+    static func retryDelay(afterFailures failures: Int) -> Duration {
+        .seconds(min(60, 1 << min(failures - 1, 6)))
+    }
+
     /// The unique name that owns `net.hadess.SensorProxy`, as the bus said (a reply's
     /// sender, or its own `NameOwnerChanged`); nil while not known.
     private(set) var owner: String?
@@ -117,8 +129,16 @@ struct SensorFollower: Sendable, Equatable {
             return apply(properties, fromRead: true)
         case .claimed(let error, let generation):
             guard generation == self.generation else { return [] }
-            guard error == nil else { return report(nil, .unavailable) }
+            guard error == nil else {
+                // Refused (the proxy was busy, or the policy said no for now): try again later.
+                failedClaims += 1
+                return report(nil, .unavailable) + [.retry(after: Self.retryDelay(afterFailures: failedClaims))]
+            }
             claimed = true
+            failedClaims = 0
+            return [.readProperties(generation: generation)]
+        case .retryDue:
+            guard needed, !claimed, owner != nil else { return [] }
             return [.readProperties(generation: generation)]
         case .propertiesChanged(let properties, let sender):
             // A forged signal (any local user can send one, unicast) changes nothing.

@@ -39,6 +39,8 @@ public final class SensorProxy {
     /// The bus has messages queued that the last round did not process.
     public private(set) var hasPendingWork = false
     private var lost = false
+    /// When the follower asked to try the claim again; nil when it did not.
+    private var retryAt: Timestamp?
     /// Some reply or signal came: the bus took the connection.
     private var answered = false
     private let logger: Logger
@@ -93,8 +95,9 @@ public final class SensorProxy {
         if lost { return nil }
         if hasPendingWork { return now }
         var usec: UInt64 = 0
-        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
-        return Timestamp(microseconds: Int64(clamping: usec))
+        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return retryAt }
+        let busDeadline = Timestamp(microseconds: Int64(clamping: usec))
+        return retryAt.map { min($0, busDeadline) } ?? busDeadline
     }
 
     /// Claims the accelerometer while `needed`, releases it when not
@@ -109,6 +112,10 @@ public final class SensorProxy {
     /// orientation changes to give the engine (orientation, and what `status` shows).
     public func process() -> [(SensorOrientation?, String)] {
         guard !lost else { return [] }
+        if let retryAt, retryAt <= DeadlineTimer.now() {
+            self.retryAt = nil
+            handle(.retryDue)
+        }
         // sd_bus_process returns > 0 while it may have more to do: past the budget,
         // the next round polls with no wait (perhaps once for nothing).
         hasPendingWork = false
@@ -151,6 +158,9 @@ public final class SensorProxy {
                      handler: Self.onProperties)
             case .claim(let generation):
                 call(Self.interface, "ClaimAccelerometer", argument: nil, generation: generation, handler: Self.onClaimed)
+            case .retry(let delay):
+                retryAt = DeadlineTimer.now() + delay
+                logger.info("iio-sensor-proxy: claiming again in \(delay)")
             case .release:
                 call(Self.interface, "ReleaseAccelerometer", argument: nil, generation: follower.generation,
                      handler: Self.onReleased)

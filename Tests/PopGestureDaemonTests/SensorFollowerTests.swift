@@ -56,6 +56,26 @@ import Testing
         #expect(follower.owner == ":1.8")
     }
 
+    @Test("a refused claim is tried again, 1 s, 2 s, 4 s … up to 60 s later; a claim that works resets the wait")
+    func claimRetriedAfterARefusal() {
+        var follower = SensorFollower(needed: true)
+        _ = follower.handle(.started)
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0, sender: Self.proxy))
+            == [.claim(generation: 0)])
+        #expect(follower.handle(.claimed(error: "net.hadess.SensorProxy.Error", generation: 0))
+            == [.report(nil, state: "unavailable"), .retry(after: .seconds(1))])
+        #expect(follower.handle(.retryDue) == [.readProperties(generation: 0)])
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0, sender: Self.proxy))
+            == [.claim(generation: 0)])
+        #expect(follower.handle(.claimed(error: "net.hadess.SensorProxy.Error", generation: 0)) == [.retry(after: .seconds(2))])
+        #expect((1...10).map { SensorFollower.retryDelay(afterFailures: $0) }.last == .seconds(60))
+        _ = follower.handle(.retryDue)
+        _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0, sender: Self.proxy))
+        #expect(follower.handle(.claimed(error: nil, generation: 0)) == [.readProperties(generation: 0)])
+        #expect(follower.failedClaims == 0)
+        #expect(follower.handle(.retryDue) == [], "claimed: nothing to retry")
+    }
+
     @Test("claimed only while needed: released when a shell reports the screen, claimed again when it leaves")
     func claimedOnlyWhileNeeded() {
         var follower = SensorFollower()
@@ -91,7 +111,8 @@ import Testing
         _ = follower.handle(.started)
         _ = follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0, sender: Self.proxy))
         #expect(follower.handle(.claimed(error: "org.freedesktop.DBus.Error.AccessDenied", generation: 0))
-            == [.report(nil, state: "unavailable")])
+            == [.report(nil, state: "unavailable"), .retry(after: .seconds(1))])
         #expect(follower.handle(.busLost) == [])
+        #expect(follower.handle(.retryDue) == [], "the bus is gone: nothing to ask")
     }
 }

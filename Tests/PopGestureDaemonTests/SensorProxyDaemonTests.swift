@@ -176,6 +176,23 @@ struct SensorProxyDaemonTests {
         daemon.stop()
     }
 
+    @Test("two claims refused: the daemon claims again, 1 s then 2 s later, and follows the sensor", .timeLimit(.minutes(1)))
+    func claimsAgainAfterARefusal() throws {
+        let directory = try PopGestureCtlCommandTests.temporaryDirectory()
+        let bus = try Bus(in: directory)
+        let proxy = try Proxy("left-up", bus: bus, in: directory)
+        try Self.control(bus, "RefuseClaims", "2")
+        let fifo = directory.appendingPathComponent("events").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let daemon = try PopGestureCtlDaemonTests.Daemon(
+            ["run", "--event-pipe", fifo], in: directory, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        #expect(Self.until(daemon, rotation: 90, from: "sensor", sensor: "left-up"), "\(daemon.log)")
+        #expect(daemon.logContains("claiming again in 1.0 seconds"), "\(daemon.log)")
+        #expect(daemon.logContains("claiming again in 2.0 seconds"), "\(daemon.log)")
+        proxy.stop()
+        daemon.stop()
+    }
+
     static let forger = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Fixtures/iio/forge-signals.py").standardized.path
 

@@ -9,6 +9,7 @@ The tests turn it through a control interface of its own, on the same object:
     net.hadess.SensorProxy.FakeControl.SetOrientation(s)   "left-up", "normal", ...
     net.hadess.SensorProxy.FakeControl.SetHasAccelerometer(b)
     net.hadess.SensorProxy.FakeControl.Claims() -> u       how many clients claimed
+    net.hadess.SensorProxy.FakeControl.RefuseClaims(u)     refuse the next N claims
 
 Usage: fake-sensor-proxy.py ORIENTATION   (prints "ready" once it owns the name)
 """
@@ -32,11 +33,12 @@ XML = """
     <method name="SetOrientation"><arg name="orientation" type="s" direction="in"/></method>
     <method name="SetHasAccelerometer"><arg name="has" type="b" direction="in"/></method>
     <method name="Claims"><arg name="count" type="u" direction="out"/></method>
+    <method name="RefuseClaims"><arg name="count" type="u" direction="in"/></method>
   </interface>
 </node>
 """
 
-state = {"orientation": sys.argv[1] if len(sys.argv) > 1 else "normal", "has": True, "claims": set()}
+state = {"orientation": sys.argv[1] if len(sys.argv) > 1 else "normal", "has": True, "claims": set(), "refuse": 0}
 connection = None
 
 
@@ -55,6 +57,10 @@ def method_call(conn, sender, path, interface, method, parameters, invocation):
         if not state["has"]:
             invocation.return_dbus_error("net.hadess.SensorProxy.Error", "No accelerometer")
             return
+        if state["refuse"] > 0:
+            state["refuse"] -= 1
+            invocation.return_dbus_error("net.hadess.SensorProxy.Error", "Refused for the test")
+            return
         first = not state["claims"]
         state["claims"].add(sender)
         invocation.return_value(None)
@@ -72,6 +78,9 @@ def method_call(conn, sender, path, interface, method, parameters, invocation):
         state["has"] = parameters.unpack()[0]
         invocation.return_value(None)
         changed({"HasAccelerometer": GLib.Variant("b", state["has"])})
+    elif method == "RefuseClaims":
+        state["refuse"] = parameters.unpack()[0]
+        invocation.return_value(None)
     elif method == "Claims":
         invocation.return_value(GLib.Variant("(u)", (len(state["claims"]),)))
 
