@@ -100,6 +100,15 @@ struct SensorProxyDaemonTests {
         return status?["screen"] as? [String: Any] ?? [:]
     }
 
+    /// The daemon on `bus` as its system bus, with an event pipe: a touchscreen, which
+    /// needs the sensor (the daemon claims it only then).
+    static func daemon(on bus: Bus, in directory: URL, _ more: [String] = []) throws -> PopGestureCtlDaemonTests.Daemon {
+        let fifo = directory.appendingPathComponent("events").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        return try PopGestureCtlDaemonTests.Daemon(
+            ["run", "--event-pipe", fifo] + more, in: directory, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+    }
+
     static func until(
         _ daemon: PopGestureCtlDaemonTests.Daemon, rotation: Int, from source: String, sensor: String
     ) -> Bool {
@@ -116,10 +125,7 @@ struct SensorProxyDaemonTests {
         let directory = try PopGestureCtlCommandTests.temporaryDirectory()
         let bus = try Bus(in: directory)
         var proxy: Proxy? = try Proxy("left-up", bus: bus, in: directory)
-        let fifo = directory.appendingPathComponent("events").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let daemon = try PopGestureCtlDaemonTests.Daemon(
-            ["run", "--event-pipe", fifo], in: directory, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        let daemon = try Self.daemon(on: bus, in: directory)
 
         #expect(Self.until(daemon, rotation: 90, from: "sensor", sensor: "left-up"), "\(daemon.log)")
         #expect(daemon.logContains("rotation 90° from the sensor, was 0° from the configuration"), "\(daemon.log)")
@@ -147,11 +153,7 @@ struct SensorProxyDaemonTests {
         let directory = try PopGestureCtlCommandTests.temporaryDirectory()
         let bus = try Bus(in: directory)
         let proxy = try Proxy("left-up", bus: bus, in: directory)
-        let fifo = directory.appendingPathComponent("events").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let daemon = try PopGestureCtlDaemonTests.Daemon(
-            ["run", "--event-pipe", fifo, "--log-level", "debug"], in: directory,
-            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        let daemon = try Self.daemon(on: bus, in: directory, ["--log-level", "debug"])
         #expect(Self.until(daemon, rotation: 90, from: "sensor", sensor: "left-up"), "\(daemon.log)")
 
         let forge = Process()
@@ -182,10 +184,7 @@ struct SensorProxyDaemonTests {
         let bus = try Bus(in: directory)
         let proxy = try Proxy("left-up", bus: bus, in: directory)
         try Self.control(bus, "RefuseClaims", "2")
-        let fifo = directory.appendingPathComponent("events").path
-        #expect(mkfifo(fifo, 0o600) == 0)
-        let daemon = try PopGestureCtlDaemonTests.Daemon(
-            ["run", "--event-pipe", fifo], in: directory, environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address])
+        let daemon = try Self.daemon(on: bus, in: directory)
         #expect(Self.until(daemon, rotation: 90, from: "sensor", sensor: "left-up"), "\(daemon.log)")
         #expect(daemon.logContains("claiming again in 1.0 seconds"), "\(daemon.log)")
         #expect(daemon.logContains("claiming again in 2.0 seconds"), "\(daemon.log)")
