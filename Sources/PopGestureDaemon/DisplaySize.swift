@@ -26,7 +26,8 @@ enum DisplaySize {
     /// The display's size for the touchscreen `info`, among `connectors`
     /// (``DisplayConnectors/read(root:)``'s). Pure, so that tests give it connectors.
     static func lookUp(for info: InputDeviceInfo, bustype: UInt16, among connectors: [DisplayConnector]) -> Lookup {
-        let builtIn = DisplayConnectors.touchscreenIsBuiltIn(udevBus: info.bus, bustype: bustype)
+        let builtIn = DisplayConnectors.touchscreenIsBuiltIn(
+            udevBus: info.bus, bustype: bustype, integration: info.integration)
         guard let choice = DisplayConnectors.display(output: info.output, touchscreenIsBuiltIn: builtIn, among: connectors)
         else {
             let connected = connectors.filter(\.isConnected).map(\.name)

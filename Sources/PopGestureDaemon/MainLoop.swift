@@ -624,7 +624,8 @@ private final class InputLoop: @unchecked Sendable {
         if description.reportedSize == nil { description.reportedSize = info.size }
         deviceConfiguration.output = OutputHints(
             wlOutput: info.output, description: description,
-            isBuiltIn: DisplayConnectors.touchscreenIsBuiltIn(udevBus: info.bus, bustype: description.bustype))
+            isBuiltIn: DisplayConnectors.touchscreenIsBuiltIn(
+                udevBus: info.bus, bustype: description.bustype, integration: info.integration))
         if DisplaySize.isNeeded(kind: info.kind, description: description) {
             let lookup = DisplaySize.lookUp(
                 for: info, bustype: description.bustype, among: DisplayConnectors.read(root: displayRoot))

@@ -134,8 +134,10 @@ struct SensorFollower: Sendable, Equatable {
                 failedClaims += 1
                 return report(nil, .unavailable) + [.retry(after: Self.retryDelay(afterFailures: failedClaims))]
             }
-            claimed = true
             failedClaims = 0
+            // No longer needed while the claim was on its way: give it back at once.
+            guard needed else { return [.release] + report(.undefined, state: Absence.unused.rawValue) }
+            claimed = true
             return [.readProperties(generation: generation)]
         case .retryDue:
             guard needed, !claimed, owner != nil else { return [] }
@@ -155,7 +157,9 @@ struct SensorFollower: Sendable, Equatable {
             if needed { return [.readProperties(generation: generation)] }
             guard claimed else { return [] }
             claimed = false
-            return [.release] + report(nil, .unused)
+            // `undefined` keeps the engine's last orientation (as a tablet laid flat does),
+            // so that nothing turns in the moment between a shell leaving and the new claim.
+            return [.release] + report(.undefined, state: Absence.unused.rawValue)
         }
     }
 

@@ -164,11 +164,17 @@ public enum DisplayConnectors {
     /// SPI or SoC touchscreen reports when udev sets no `ID_BUS`.
     public static let builtInBustypes: Set<UInt16> = [0x18, 0x1C, 0x19]
 
-    /// Whether a touchscreen is built into the machine: udev's `ID_BUS` when it is set
+    /// Whether a touchscreen is built into the machine: systemd's `ID_INTEGRATION` when
+    /// set (`internal`: a 2-in-1's USB touchscreen on a fixed port), else udev's `ID_BUS` when it is set
     /// (`usb`, `bluetooth` and the rest are external; ``builtInBuses`` are not), else
     /// evdev's bus type (``builtInBustypes``). `ID_BUS` is set for USB devices by udev's
     /// `usb_id`, and often missing for I²C-HID ones, hence the bus type.
-    public static func touchscreenIsBuiltIn(udevBus: String?, bustype: UInt16) -> Bool {
+    public static func touchscreenIsBuiltIn(udevBus: String?, bustype: UInt16, integration: String? = nil) -> Bool {
+        switch integration?.lowercased() {
+        case "internal"?: return true
+        case "external"?: return false
+        default: break
+        }
         if let udevBus, !udevBus.isEmpty { return builtInBuses.contains(udevBus.lowercased()) }
         return builtInBustypes.contains(bustype)
     }

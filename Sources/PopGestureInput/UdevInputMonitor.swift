@@ -36,14 +36,19 @@ public struct InputDeviceInfo: Sendable, Hashable {
     public var seat: Seat?
     /// udev's `ID_BUS` (`usb`, `i2c`, `bluetooth`); nil when unset, as it often is for
     /// I²C-HID touchscreens. With the evdev bus type it tells a built-in touchscreen
-    /// from a plugged one (``DisplayConnectors/touchscreenIsBuiltIn(udevBus:bustype:)``).
+    /// from a plugged one (``DisplayConnectors/touchscreenIsBuiltIn(udevBus:bustype:integration:)``).
     public var bus: String?
+    /// systemd's `ID_INTEGRATION` (`internal` or `external`, from its 65-integration
+    /// rules: a USB device on a port marked `removable=fixed` is internal); nil when unset.
+    /// It wins over ``bus``: many 2-in-1 laptops wire their touchscreen over USB.
+    public var integration: String?
 
     public init(
         devnode: String, syspath: String, name: String, kind: DeviceKind,
         calibration: String? = nil, size: PhysicalSize? = nil, output: String? = nil, seat: Seat? = .seat0,
-        bus: String? = nil
+        bus: String? = nil, integration: String? = nil
     ) {
+        self.integration = integration
         self.devnode = devnode
         self.syspath = syspath
         self.name = name
@@ -78,6 +83,7 @@ public struct InputDeviceInfo: Sendable, Hashable {
         calibration = properties["LIBINPUT_CALIBRATION_MATRIX"]
         output = properties["WL_OUTPUT"].flatMap { $0.isEmpty ? nil : $0 }
         bus = properties["ID_BUS"].flatMap { $0.isEmpty ? nil : $0 }
+        integration = (properties["ID_INTEGRATION"] ?? parentProperties["ID_INTEGRATION"]).flatMap { $0.isEmpty ? nil : $0 }
         // 73-seat-late.rules copies the parent's onto the node; a rule may set either.
         seat = Seat(udevProperty: properties["ID_SEAT"] ?? parentProperties["ID_SEAT"])
         if let width = properties["ID_INPUT_WIDTH_MM"].flatMap(Double.init),

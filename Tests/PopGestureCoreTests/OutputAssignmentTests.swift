@@ -36,6 +36,7 @@ import Testing
 
         let pinned = OutputHints(wlOutput: "HDMI-A-1", description: Self.builtIn)
         #expect(pinned.output(among: [panel, monitor])?.name == "HDMI-A-1", "udev's WL_OUTPUT over everything")
+        #expect(pinned.output(among: [panel]) == nil, "WL_OUTPUT names an output the shell does not list: no guess")
 
         let unmapped = OutputHints(wlOutput: nil, description: Self.external)
         #expect(unmapped.output(among: [panel, Self.output("DP-2", .none)]) == nil, "an external screen among several, unmapped")

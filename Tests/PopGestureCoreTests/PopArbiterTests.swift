@@ -212,6 +212,19 @@ import Testing
         #expect(landing.time == Timestamp(microseconds: 10_000 - 16_667))
     }
 
+    @Test mutating func aScanSplitInTwoFramesIsNotExtrapolated() throws {
+        // A tap 10 mm in; a second frame 0.5 ms later shows 0.4 mm of jitter. Taken back one
+        // 10 ms interval at that "velocity", the landing would be 2 mm in, in the edge zone.
+        let first = Self.at(10, ms: 0, scan: 10_000), next = Self.at(10.4, ms: 0.5, scan: 10_000)
+        let landing = PopArbiter.landing(first: first, next: next)
+        #expect(landing.position.xMillimetres >= 9.6 - 1e-9, "taken back at most the move itself")
+        let nav = try Self.navigation()
+        _ = feed(.began(first), nav)
+        #expect(feed(.changed(next), nav) == .none, "jitter is no pan")
+        #expect(feed(.ended(Self.at(10.4, ms: 60, scan: 10_000)), nav) == .none)
+        #expect(arbiter.state == .idle)
+    }
+
     @Test mutating func aPressThenADragIsTheAppsButACrawlIsNot() throws {
         let nav = try Self.navigation()
         // Rests 600 ms within a millimetre, then drags: a long press (text selection).

@@ -56,6 +56,17 @@ import Testing
         #expect(follower.owner == ":1.8")
     }
 
+    @Test("no longer needed while the claim is on its way: released as soon as it is granted")
+    func claimInFlightReleased() {
+        var follower = SensorFollower(needed: true)
+        _ = follower.handle(.started)
+        #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true), error: nil, generation: 0, sender: Self.proxy))
+            == [.claim(generation: 0)])
+        #expect(follower.handle(.needed(false)) == [], "nothing claimed yet")
+        #expect(follower.handle(.claimed(error: nil, generation: 0)) == [.release, .report(.undefined, state: "unused")])
+        #expect(!follower.claimed)
+    }
+
     @Test("a refused claim is tried again, 1 s, 2 s, 4 s … up to 60 s later; a claim that works resets the wait")
     func claimRetriedAfterARefusal() {
         var follower = SensorFollower(needed: true)
@@ -89,7 +100,8 @@ import Testing
         #expect(follower.handle(.propertiesRead(Properties(hasAccelerometer: true, orientation: "left-up"), error: nil, generation: 0, sender: Self.proxy))
             == [.report(.leftUp, state: "left-up")])
         #expect(follower.handle(.needed(true)) == [], "already needed")
-        #expect(follower.handle(.needed(false)) == [.release, .report(nil, state: "unused")])
+        #expect(follower.handle(.needed(false)) == [.release, .report(.undefined, state: "unused")],
+                "undefined: the engine keeps the last orientation")
         #expect(!follower.claimed)
         #expect(follower.handle(.propertiesChanged(Properties(orientation: "normal"), sender: Self.proxy)) == [], "a released sensor says nothing")
         #expect(follower.handle(.needed(true)) == [.readProperties(generation: 0)])

@@ -214,4 +214,11 @@ import Testing
     func builtInTouchscreen(bus: String?, bustype: UInt16, builtIn: Bool) {
         #expect(DisplayConnectors.touchscreenIsBuiltIn(udevBus: bus, bustype: bustype) == builtIn)
     }
+
+    @Test("systemd's ID_INTEGRATION wins: a 2-in-1's USB touchscreen on a fixed port is built in")
+    func integrationWins() {
+        #expect(DisplayConnectors.touchscreenIsBuiltIn(udevBus: "usb", bustype: 0x03, integration: "internal"))
+        #expect(!DisplayConnectors.touchscreenIsBuiltIn(udevBus: "i2c", bustype: 0x18, integration: "external"))
+        #expect(!DisplayConnectors.touchscreenIsBuiltIn(udevBus: "usb", bustype: 0x03, integration: nil))
+    }
 }

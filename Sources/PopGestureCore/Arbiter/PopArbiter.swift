@@ -280,10 +280,12 @@ public struct PopArbiter: Sendable {
         guard interval > 0, elapsed > 0 else { return first }
         var landing = first
         landing.time = Timestamp(microseconds: first.time.microseconds.saturatingSubtracting(interval))
-        guard elapsed <= interval * 3 / 2 else { return landing }
+        guard elapsed <= interval.saturatingMultiplied(by: 3) / 2 else { return landing }
         let (from, to) = (first.position, next.position)
-        // The share of the first move to take back: one interval's, shortened at the screen's edge.
-        var share = Double(interval) / Double(elapsed)
+        // The share of the first move to take back: one interval's, shortened at the screen's
+        // edge, and never more than the move itself: a second report only a moment after the
+        // first (a scan split into two frames) carries jitter, not a velocity to extrapolate.
+        var share = min(1, Double(interval) / Double(elapsed))
         for (at, step) in [(from.x, to.x - from.x), (from.y, to.y - from.y)] where step != 0 {
             let room = step > 0 ? at : 1 - at  // Going back runs toward 0 when the step is positive.
             share = min(share, max(0, room / abs(step)))

@@ -477,8 +477,13 @@ public struct GestureEngine: Sendable {
             let transform = transform(of: device.description, device.configuration)
             guard transform != device.pans.transform else { continue }
             let id = DeviceID(index)
-            if now == before {
-                logger.info("\(id) \(device.description.name.prefix(Self.loggedNameCharacters)): rotation \(transform.rotation.rawValue)°, was \(device.pans.transform.rotation.rawValue)°")
+            let was = device.pans.transform
+            if now == before && transform.rotation != was.rotation {
+                logChange(&rotationLog, at: time,
+                          "\(id) \(device.description.name.prefix(Self.loggedNameCharacters)): rotation \(transform.rotation.rawValue)°, was \(was.rotation.rawValue)°")
+            } else if transform.rotation == was.rotation {
+                // Only its size changed (its output's reported size): the same screen, measured anew.
+                logger.debug("\(id): \(transform.screenSize.width)×\(transform.screenSize.height) mm from its \(transform.sizeSource.rawValue), was \(was.screenSize.width)×\(was.screenSize.height) mm")
             }
             let cancelled = devices[index]!.pans.turn(to: transform, at: time)
             devices[index]!.surface.widthMillimetres = transform.screenSize.width

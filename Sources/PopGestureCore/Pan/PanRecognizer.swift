@@ -168,7 +168,7 @@ public struct PanRecognizer: Sendable {
                 // Seen at one scan and gone at the next, the finger lifted moving: its
                 // velocity is the scans', not diluted by a rest it never made (at 60 Hz
                 // that rest halved a two-scan flick's). Gone later, it rested first.
-                let liftedMoving = time.microseconds - end.time.microseconds <= scan.microseconds * 3 / 2
+                let liftedMoving = time - end.time <= scan.microseconds.saturatingMultiplied(by: 3) / 2
                 let v = velocity.velocity(at: liftedMoving ? end.time : time)
                 (released.velocityX, released.velocityY) = (v.x, v.y)
                 (released.time, released.scanInterval) = (time, scan.microseconds)

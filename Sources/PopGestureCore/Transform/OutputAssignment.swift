@@ -33,13 +33,15 @@ public struct OutputHints: Sendable, Hashable {
     static let busUSB: UInt16 = 0x03, busBluetooth: UInt16 = 0x05
 
     /// The output among `outputs` that this touchscreen drives, first that fits:
-    /// 1. the one udev's `WL_OUTPUT` names (the system's own word, as libinput reads it);
+    /// 1. the one udev's `WL_OUTPUT` names (the system's own word, as libinput reads it),
+    ///    else none: an output the shell does not list (disabled) is not guessed at;
     /// 2. the one whose `inputs` name this device (the compositor maps it there);
     /// 3. for a built-in touchscreen, the built-in panel;
     /// 4. the only output.
     /// Nil when none fits: an external touchscreen among several outputs, unmapped.
     public func output(among outputs: [OutputReport]) -> OutputReport? {
-        if let wlOutput, let named = outputs.first(where: { $0.name == wlOutput }) { return named }
+        // udev names the output: that one or none, never a guess over the system's word.
+        if let wlOutput { return outputs.first(where: { $0.name == wlOutput }) }
         if let mapped = outputs.first(where: { !Set($0.inputs).isDisjoint(with: names) }) { return mapped }
         if isBuiltIn, let builtIn = outputs.first(where: \.isBuiltIn) { return builtIn }
         return outputs.count == 1 ? outputs[0] : nil

@@ -44,11 +44,10 @@ final class KDEOutputDevices {
     /// The devices followed, by their global's name (which `global_remove` gives).
     private var devices: [UInt32: OpaquePointer] = [:]
     /// Each device's mode objects, which the bridge never reads but must free: at the
-    /// mode's `removed`, or with its device when the output goes.
+    /// mode's `removed`, or with its device when the output goes. Not capped: a mode
+    /// the server made cannot be freed early (a later `current_mode` naming it would
+    /// break the connection), and KWin lists each output's own modes, a few dozen.
     private var modes: [OpaquePointer: [OpaquePointer]] = [:]
-    /// The most modes kept per device: 256. Past it a mode is freed at once (it is never
-    /// read), so a compositor that lists modes without end costs no memory.
-    static let maximumModesPerDevice = 256
     private var events: [KDEOutputEvent] = []
     private var overflowed = false
     /// Whether KWin has listed any output device: one that lists none at connect does not
@@ -120,10 +119,6 @@ final class KDEOutputDevices {
     }
 
     private func modeAdded(_ mode: OpaquePointer, to device: OpaquePointer) {
-        guard modes[device, default: []].count < Self.maximumModesPerDevice else {
-            kde_output_device_mode_v2_destroy(mode)
-            return
-        }
         modes[device, default: []].append(mode)
         kde_output_device_mode_v2_add_listener(mode, Listeners.mode, Unmanaged.passUnretained(self).toOpaque())
     }
