@@ -28,16 +28,20 @@ as_desktop_user() {
 }
 
 _sway_answers() { swaymsg -t get_version >/dev/null 2>&1; }
-_sway_has_input() { swaymsg -t get_inputs -r | python3 -c '
+# sway_input_id NAME: sway's identifier (vendor:product:name) of the input device of
+# that name, for `swaymsg input IDENTIFIER ...`; nothing when sway has none.
+sway_input_id() { swaymsg -t get_inputs -r | python3 -c '
 import json, sys
-want = sys.argv[1]
-sys.exit(0 if any(i.get("name") == want for i in json.load(sys.stdin)) else 1)' "$1"; }
+print(next((i["identifier"] for i in json.load(sys.stdin) if i.get("name") == sys.argv[1]), ""))' "$1"; }
+_sway_has_input() { [ -n "$(sway_input_id "$1")" ]; }
 
 # The desktop user's folders, fresh for each scenario (call before writing into them).
 rm -rf "$DESKTOP_HOME"
 mkdir -p "$DESKTOP_RUNTIME" "$DESKTOP_HOME/home"
 
-# start_sway: seatd, then sway as nobody. Exports SWAYSOCK and WAYLAND_DISPLAY.
+# start_sway [CONFIG-LINES]: seatd, then sway as nobody, CONFIG-LINES at the end of its
+# config (what sway's get_config then shows, as a user's config file would).
+# Exports SWAYSOCK and WAYLAND_DISPLAY.
 start_sway() {
     chmod 700 "$DESKTOP_RUNTIME"
     cat >"$DESKTOP_HOME/sway.conf" <<EOF
@@ -45,6 +49,7 @@ output HEADLESS-1 resolution ${DESKTOP_WIDTH}x${DESKTOP_HEIGHT}
 default_border none
 focus_follows_mouse no
 xwayland enable
+${1:-}
 EOF
     chown -R nobody:nogroup "$DESKTOP_HOME"
     seatd -g nogroup >"$WORK/seatd.log" 2>&1 &
@@ -165,6 +170,13 @@ start_desktop() {
     start_sway
     wait_sway_input "$(desc_name "$1")"
     plug_keyboard
+    start_bridge
+}
+
+# start_bridge: `popgesturectl bridge sway --verbose` (into bridge.log), the daemon's
+# shell: it tells the daemon sway's focused window (and its outputs). Sets BRIDGE_PID.
+start_bridge() {
     "$POPGESTURECTL" bridge sway --verbose >"$WORK/bridge.log" 2>&1 &
-    BG_PIDS+=("$!")
+    BRIDGE_PID=$!
+    BG_PIDS+=("$BRIDGE_PID")
 }

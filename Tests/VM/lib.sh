@@ -287,10 +287,11 @@ request() {
     _await_reply "$name" "$id" "{$body}"
 }
 
-# open_owner NAME: a client owning navigator "main" with pages home and detail
-# (in front, as a new window is), so a back pops "detail".
+# open_owner NAME [HELLO-MEMBERS]: a client owning navigator "main" with pages home
+# and detail (in front, as a new window is), so a back pops "detail". HELLO-MEMBERS
+# as open_client's (e.g. '"app":"wev"', for a shell's focused window of that app id).
 open_owner() {
-    open_client "$1"
+    open_client "$1" "${2:-}"
     request "$1" create '"type":"create","navigator":"main","pages":[{"id":"home"},{"id":"detail"}]'
 }
 # push_detail NAME ID: puts "detail" back on top so the next swipe can go back again.
@@ -321,6 +322,37 @@ start_monitor() {
     vmctl wait-observers 1 --timeout 60 || { cat "$WORK/$1.err" >&2 || true
         fail "popgesturectl monitor never subscribed (no observer in status)"; }
 }
+
+# ---------------------------------------------------------------- iio-sensor-proxy
+
+# start_system_bus: a dbus-daemon of the scenario's own (BUS, its address), standing
+# for the system bus: exports DBUS_SYSTEM_BUS_ADDRESS, so a daemon started afterwards
+# looks for iio-sensor-proxy there. Nobody owns the proxy's name yet.
+start_system_bus() {
+    BUS="unix:path=$RUNDIR/system_bus_socket"
+    dbus-daemon --session --nofork --nopidfile --address="$BUS" >"$WORK/dbus.log" 2>&1 &
+    BG_PIDS+=("$!")
+    wait_for 30 "the scenario's dbus-daemon" test -S "$RUNDIR/system_bus_socket"
+    export DBUS_SYSTEM_BUS_ADDRESS="$BUS"
+}
+# start_fake_sensor ORIENTATION: a fake net.hadess.SensorProxy on BUS
+# (Tests/Fixtures/iio/fake-sensor-proxy.py, python3-gi) saying ORIENTATION.
+start_fake_sensor() {
+    need_exec /usr/bin/python3 "python3 (with python3-gi) for the fake iio-sensor-proxy"
+    /usr/bin/python3 "$REPO/Tests/Fixtures/iio/fake-sensor-proxy.py" "$1" >"$WORK/sensor-proxy.log" 2>&1 &
+    BG_PIDS+=("$!")
+    wait_for 30 "the fake iio-sensor-proxy to own its name" grep -q ready "$WORK/sensor-proxy.log"
+}
+# fake_sensor METHOD [ARGS]: calls the fake sensor's net.hadess.SensorProxy.FakeControl.METHOD.
+fake_sensor() {
+    gdbus call --address "$BUS" --dest net.hadess.SensorProxy --object-path /net/hadess/SensorProxy \
+        --method "net.hadess.SensorProxy.FakeControl.$1" "${@:2}"
+}
+# set_orientation ORIENTATION: the fake sensor now says ORIENTATION (left-up, normal...).
+set_orientation() { fake_sensor SetOrientation "$1" >/dev/null || fail "gdbus SetOrientation $1"; }
+# sensor_claims: how many clients hold a claim on the fake sensor's accelerometer.
+sensor_claims() { fake_sensor Claims | sed -n 's/^(uint32 \([0-9]*\),)$/\1/p'; }
+claims_are() { [ "$(sensor_claims)" = "$1" ]; }
 
 # ---------------------------------------------------------------- held fingers
 

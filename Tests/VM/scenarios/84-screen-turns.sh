@@ -32,12 +32,7 @@ python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.02 --to 0.5 --y 0.5 --to-y 0.45
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.5 --y 0.98 --to-y 0.5 >"$turned"
 python3 "$VM_DIR/make-swipe.py" "$desc" --shape hold --from 0.02 --hold-at 0.3 --to 0.9 --y 0.5 --hold-ms 8000 >"$held"
 
-# The scenario's own bus, standing for the system bus; nobody owns the proxy's name yet.
-BUS="unix:path=$RUNDIR/system_bus_socket"
-dbus-daemon --session --nofork --nopidfile --address="$BUS" >"$WORK/dbus.log" 2>&1 &
-BG_PIDS+=("$!")
-wait_for 30 "the scenario's dbus-daemon" test -S "$RUNDIR/system_bus_socket"
-export DBUS_SYSTEM_BUS_ADDRESS="$BUS"
+start_system_bus
 
 # screen_is ROTATION SOURCE [SENSOR]: status's screen says so.
 screen_is() {
@@ -124,18 +119,11 @@ kill "${CLIENT_PID[shell]}"
 expect_screen 0 configuration absent
 
 log "-- iio-sensor-proxy says left-up"
-need_exec /usr/bin/python3 "python3 (with python3-gi) for the fake iio-sensor-proxy"
-/usr/bin/python3 "$REPO/Tests/Fixtures/iio/fake-sensor-proxy.py" left-up >"$WORK/sensor-proxy.log" 2>&1 &
-BG_PIDS+=("$!")
-wait_for 30 "the fake iio-sensor-proxy to own its name" grep -q ready "$WORK/sensor-proxy.log"
+start_fake_sensor left-up
 expect_screen 90 sensor left-up
 one_more_back "$turned" "a swipe toward the turned screen's trailing side (sensor)"
 refused_as_steep "$landscape" "the landscape back's panel motion on the screen the sensor turned"
 
-set_orientation() {
-    gdbus call --address "$BUS" --dest net.hadess.SensorProxy --object-path /net/hadess/SensorProxy \
-        --method net.hadess.SensorProxy.FakeControl.SetOrientation "$1" >/dev/null || fail "gdbus SetOrientation $1"
-}
 set_orientation normal
 expect_screen 0 sensor normal
 turn_left_up() { set_orientation left-up; }
@@ -143,19 +131,13 @@ turn_mid_swipe turn_left_up "the sensor turns the screen"
 expect_screen 90 sensor left-up
 one_more_back "$turned" "the turned back after the sensor's cancel"
 
-claims() {
-    gdbus call --address "$BUS" --dest net.hadess.SensorProxy --object-path /net/hadess/SensorProxy \
-        --method net.hadess.SensorProxy.FakeControl.Claims | sed -n 's/^(uint32 \([0-9]*\),)$/\1/p'
-}
-claims_are() { [ "$(claims)" = "$1" ]; }
-
 log "-- a shell lists its outputs: eDP-1 at transform 0 while the sensor says left-up"
 open_client outputs-shell '"role":"shell"'
 request outputs-shell outputs-focus '"type":"focused-window","app":"vm-app","pid":'"${CLIENT_PID[app]}"
 request outputs-shell outputs '"type":"outputs","outputs":[{"name":"eDP-1","rotation":0,"builtIn":true}]'
 expect_screen 0 shell unused
 wait_for 30 "the daemon to release the accelerometer" claims_are 0
-log "the fake proxy counts $(claims) claims"
+log "the fake proxy counts $(sensor_claims) claims"
 "$POPGESTURECTL" status --json --socket "$SOCK" | python3 -c '
 import json, sys
 device = json.load(sys.stdin)["devices"][0]
