@@ -176,7 +176,9 @@ start_desktop() {
 # start_bridge: `popgesturectl bridge sway --verbose` (into bridge.log), the daemon's
 # shell: it tells the daemon sway's focused window (and its outputs). Sets BRIDGE_PID.
 start_bridge() {
-    "$POPGESTURECTL" bridge sway --verbose >"$WORK/bridge.log" 2>&1 &
+    # With sway's Wayland display too: the outputs' sizes and their changes come through
+    # wlr-output-management (sway 1.7's IPC sends no output events).
+    XDG_RUNTIME_DIR="$DESKTOP_RUNTIME" "$POPGESTURECTL" bridge sway --verbose >"$WORK/bridge.log" 2>&1 &
     BRIDGE_PID=$!
     BG_PIDS+=("$BRIDGE_PID")
 }

@@ -6,8 +6,8 @@
 # does. A real compositor (sway 1.7, libinput backend, headless outputs; desktop.sh)
 # maps each uinput touchscreen to its output (`input ID map_to_output OUT`, in its
 # config, where the bridge reads it, and by swaymsg) and turns the output (`swaymsg
-# output OUT transform T`; sway 1.7 has no output events, so a window event follows
-# for the bridge to read the outputs again, as a focus change would); a real Wayland client,
+# output OUT transform T`; sway 1.7 has no output events on its IPC, so the bridge
+# follows the turn through wlr-output-management on sway's display); a real Wayland client,
 # wev, prints the wl_touch events it gets in its own surface coordinates, so each
 # swipe's direction is read from the app, not computed here. An owner client (hello
 # "app" = wev's app id, so in front while a wev window has focus) counts the backs,
@@ -109,18 +109,12 @@ print(next((o.get("transform") for o in json.load(sys.stdin) if o.get("name") ==
 _transform_is() { [ "$(sway_transform "$1")" = "$2" ]; }
 has_output() { [ -n "$(sway_transform "$1")" ]; }
 # transform OUTPUT T: swaymsg output OUTPUT transform T, until sway says so. sway 1.7
-# sends no output events (1.8 has them): the bridge reads the outputs again at the
-# next window or workspace event, as at a focus change; a mark on the focused window
-# is such an event, and changes nothing else.
-NUDGES=0
+# sends no output events on its IPC (1.8 has them): the bridge follows the turn through
+# wlr-output-management on sway's Wayland display, which says every change at once.
 transform() {
     swaymsg output "$1" transform "$2" >/dev/null || fail "swaymsg output $1 transform $2 refused"
     wait_for 30 "sway to turn $1 to $2" _transform_is "$1" "$2"
     log "sway: output $1 transform $2"
-    if [ -n "${BRIDGE_PID:-}" ]; then
-        NUDGES=$((NUDGES + 1))
-        swaymsg -- mark --add "turned-$NUDGES" >/dev/null || fail "swaymsg mark refused"
-    fi
 }
 # sway_identifier DESC: sway's identifier of a device from DESC: decimal vendor and
 # product, and the name with its spaces as underscores (sway's input/input-manager.c).
@@ -284,6 +278,8 @@ front = any(n.get("front") for n in s.get("navigators", []))
 sys.exit(0 if focus.get("source") == "shell" and focus.get("app") == sys.argv[1] and front else 1)' "$1"
 }
 wait_for 60 "the bridge to report wev's window focused (the owner in front)" _shell_focus "$wev_app"
+_bridge_has_wayland() { grep -q "outputs:" "$WORK/bridge.log" && ! grep -q "cannot connect to the Wayland display" "$WORK/bridge.log"; }
+wait_for 30 "the bridge to list sway's outputs with its Wayland display (wlr-output-management)" _bridge_has_wayland
 log "the bridge is the shell: focus on \"$wev_app\", the owner's navigator in front"
 
 # ---------------------------------------------------------------- 2. the sensor turns nothing
