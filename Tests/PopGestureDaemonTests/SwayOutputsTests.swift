@@ -89,8 +89,9 @@ import Testing
         var old = SwayOutputTracker()
         #expect(old.handle(.workspaceEvent, .null).isEmpty, "before the answer: nothing assumed")
         #expect(old.handle(.subscribe, try Self.parse(#"{"success":false}"#)) == [.log(
-            "this sway sends no output events (sway 1.8 has them): the outputs are read again at each window and workspace "
-                + "event, so a turn is sent at the next focus change")])
+            "this sway sends no output events (sway 1.8 has them): the outputs are read again at each change sway's "
+                + "Wayland display reports (wlr-output-management) and at each window and workspace event: without that "
+                + "display, a turn is sent at the next focus change")])
         #expect(old.handle(.windowEvent, .null) == [.askOutputs])
         #expect(old.handle(.workspaceEvent, .null) == [.askOutputs])
     }

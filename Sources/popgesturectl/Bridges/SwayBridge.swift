@@ -143,7 +143,10 @@ struct SwaySource: FocusSource {
             wayland = nil  // the loop polls it no more
             return [.log("\(error): outputs are sent without their physical sizes from now on")]
         }
-        var events: [FocusSourceEvent] = []
+        // Whatever the heads said (a turn may come as the manager's `done` alone, the head's
+        // own events left out when sway reads its configuration before the commit): sway's
+        // IPC is the word on transforms, so ask it again; its answer is sent only if new.
+        var events: [FocusSourceEvent] = changes.isEmpty ? [] : try perform([.askOutputs])
         for change in changes {
             for event in heads.handle(change) {
                 switch event {

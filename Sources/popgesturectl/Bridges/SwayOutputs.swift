@@ -54,7 +54,8 @@ struct SwayOutputTracker {
             followsOutputEvents = payload["success"]?.bool == true
             if followsOutputEvents == true { return [] }
             return logOnce("no-output-events", "this sway sends no output events (sway 1.8 has them): the outputs are "
-                + "read again at each window and workspace event, so a turn is sent at the next focus change")
+                + "read again at each change sway's Wayland display reports (wlr-output-management) and at each window and "
+                + "workspace event: without that display, a turn is sent at the next focus change")
         case .windowEvent, .workspaceEvent:
             return followsOutputEvents == false ? [.askOutputs] : []
         case .getConfig:
