@@ -211,11 +211,12 @@ public struct GestureEngine: Sendable {
     /// Whether some seat0 touchscreen turns by the accelerometer now, or would once it
     /// speaks: the daemon claims the sensor only while this holds.
     public var needsSensor: Bool {
-        devices.contains { device in
-            guard let configuration = device?.configuration else { return false }
-            return configuration.kind == .touchscreen && configuration.seat == .seat0
-                && session.needsSensor(configured: configuration.rotation)
-        }
+        seat0Touchscreens.contains { session.needsSensor(configured: $0.rotation) }
+    }
+
+    /// The configurations of seat0's touchscreens, the ones the session turns.
+    private var seat0Touchscreens: some Collection<DeviceConfiguration> {
+        devices.lazy.compactMap { $0?.configuration }.filter { $0.kind == .touchscreen && $0.seat == .seat0 }
     }
 
     /// Removes a device, cancelling its pan (unplug, `ENODEV`).
@@ -444,8 +445,7 @@ public struct GestureEngine: Sendable {
 
     /// Seat0's touchscreen whose rotation `screen` shows: a built-in one first.
     private var representativeTouchscreen: DeviceConfiguration? {
-        let screens = devices.lazy.compactMap { $0?.configuration }.filter { $0.kind == .touchscreen && $0.seat == .seat0 }
-        return screens.first(where: \.output.isBuiltIn) ?? screens.first
+        seat0Touchscreens.first(where: \.output.isBuiltIn) ?? seat0Touchscreens.first
     }
 
     /// The rotation and direction in force, as observers are told.
@@ -540,11 +540,7 @@ public struct GestureEngine: Sendable {
     }
 
     private mutating func forgetShell(at time: Timestamp) {
-        changeRotation(at: time) {
-            $0.shellRotation = nil
-            $0.shellOutput = nil
-            $0.shellOutputs = nil
-        }
+        changeRotation(at: time) { $0.forgetShellScreen() }
         changeDirection(at: time) { $0.forgetShell() }
     }
 

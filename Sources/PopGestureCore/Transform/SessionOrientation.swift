@@ -79,10 +79,15 @@ public struct SessionOrientation: Sendable, Hashable {
 
     /// Forgets what the shell said (it disconnected, or another shell replaced it).
     public mutating func forgetShell() {
+        forgetShellScreen()
+        shellDirection = nil
+    }
+
+    /// Forgets what the shell said of the screen: its outputs and its single rotation.
+    public mutating func forgetShellScreen() {
         shellRotation = nil
         shellOutput = nil
         shellOutputs = nil
-        shellDirection = nil
     }
 }
 
