@@ -93,7 +93,7 @@ struct Produced: CustomStringConvertible {
         case .back: back &+= 1
         case .bar: bar &+= 1
         case .rejected: rejected &+= 1
-        case .inputBegan, .inputCancelled, .backInput, .focusChanged, .screenChanged: other &+= 1
+        case .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged, .screenChanged: other &+= 1
         }
     }
 

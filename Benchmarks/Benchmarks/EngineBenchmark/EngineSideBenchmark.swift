@@ -43,7 +43,7 @@ struct EngineSideSink: PushingSink {
     }
 
     mutating func takeOutput() {
-        for case .event(let event) in output {
+        for case .event(let event, _) in output {
             produced.count(event)
             if case .back = event { needsPush = true }
         }
