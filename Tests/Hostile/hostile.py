@@ -74,24 +74,40 @@ def expect(condition, message):
 # ---------------------------------------------------------------- sockets
 
 def connect(path, timeout=5.0):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(path)
-    return s
+    """A connection, waiting up to `timeout` for room in the daemon's backlog.
+
+    A Unix socket with a timeout is non-blocking underneath, and its connect fails at
+    once with EAGAIN while the listener's backlog is full; a blocking connect would wait.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(timeout)
+        try:
+            s.connect(path)
+            return s
+        except BlockingIOError:
+            s.close()
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.005)
 
 
 PER_PROCESS = 8  # connections before hello the daemon serves for one process (docs/PROTOCOL.md, "Places")
 
 
-def connect_many(path, count, first_line=b"", timeout=5.0):
+def connect_many(path, count, first_line=b"", timeout=5.0, await_answer=False):
     """`count` connections, opened PER_PROCESS at a time by short-lived processes of their own.
 
     The daemon shares its places per process (the peer's pid at connect), so an attack
     that needs more connections than one process may hold opens them in children, which
     hand the sockets back (SCM_RIGHTS) and exit: still one attacker, many peers. Each
     child writes `first_line` on each of its sockets as it connects it (a hello, so that
-    the connections do not pile up before hello). Stops early when a connect fails (the
-    daemon's backlog is full).
+    the connections do not pile up before hello). With `await_answer`, the child waits
+    (up to `timeout`) until the daemon has answered that line before it opens the next
+    connection, so that a daemon slowed by a loaded machine never sees more than one of
+    them before hello at a time. Stops early when a connect fails (the daemon's backlog
+    stayed full for `timeout`).
     """
     sockets = []
     while len(sockets) < count:
@@ -107,6 +123,8 @@ def connect_many(path, count, first_line=b"", timeout=5.0):
                         s.sendall(first_line)
                     except OSError:
                         pass  # turned away at once: the answer is still there to read
+                    if await_answer:
+                        select.select([s], [], [], timeout)  # the answer stays unread, for the parent
                     fds.append(s.detach())
             except OSError:
                 pass
@@ -497,7 +515,7 @@ def attack_non_reading_subscribers(count):
         sleepers, turned_away = [], 0
         # At the limit the daemon answers too-many-clients and closes at once, maybe
         # before the hello is written: the answer is still there to read.
-        for s in connect_many(daemon.socket, count, first_line=b'{"type":"hello","version":1}\n'):
+        for s in connect_many(daemon.socket, count, first_line=b'{"type":"hello","version":1}\n', await_answer=True):
             c = Client(None, hello=False, sock=s)
             c.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             reply = c.reply()
