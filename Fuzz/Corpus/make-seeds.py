@@ -231,3 +231,10 @@ regression("issue7-protocol-a-abs-above-max", protocol_a + event(3, 0xFF, 1) + m
 regression("issue7-doubletap-without-contacts", touchpad + key(DOUBLETAP, 1) + syn() + key(DOUBLETAP, 0) + syn())
 # One frame of 1100 events before its SYN_REPORT.
 regression("issue7-frame-over-1024-events", protocol_b + event(6, 0, 0) * 1100 + syn() + swipe((PX, PY), BTN_TOUCH))
+# Issue 28: one protocol A frame of 40 contacts, then a swipe: libmtdev 1.1.6 never returned
+# from a frame of 32 or more (ProtocolAConverter.maximumContactsPerFrame).
+# The frame after it lifts every contact (one empty contact), so the swipe that follows is a
+# touch of its own.
+crowd = b"".join(absolute(PX, 300 + i * 90) + absolute(PY, 2000) + mt_report for i in range(40)) + syn() + mt_report + syn()
+regression("issue28-protocol-a-40-contacts", protocol_a + crowd + a_events)
+write("FuzzEngine", "protocol-a-many-contacts", protocol_a + crowd + crowd + a_events)

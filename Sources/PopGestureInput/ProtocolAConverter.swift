@@ -6,8 +6,23 @@ import PopGestureCore
 /// recordings share it.
 ///
 /// mtdev buffers a whole frame: events come out only once their `SYN_REPORT` went in.
+///
+/// A frame keeps its first ``maximumContactsPerFrame`` contacts; the kernel sets no such
+/// limit on protocol A, and mtdev cannot take more.
 public final class ProtocolAConverter {
+    /// Contacts of one frame passed to mtdev: 31. libmtdev 1.1.6 never returns from a
+    /// frame of 32 or more (measured: 31 take microseconds, 32 still ran after 120 s), so
+    /// a broken or hostile device would stall the one loop until the watchdog. The
+    /// contacts after these, up to the frame's `SYN_REPORT`, are dropped and counted in
+    /// ``droppedContacts``; no real touchscreen reports 31 fingers.
+    public static let maximumContactsPerFrame = 31
+
     private let handle: UnsafeMutablePointer<mtdev>
+    /// Contacts (`SYN_MT_REPORT`s) of the frame in progress passed to mtdev.
+    private var contactsInFrame = 0
+    /// Contacts dropped because their frame had ``maximumContactsPerFrame`` already, since
+    /// the converter was made.
+    public private(set) var droppedContacts = 0
 
     /// The description of the converted stream: the same device with slots.
     public let convertedDescription: DeviceDescription
@@ -63,10 +78,26 @@ public final class ProtocolAConverter {
         }
     }
 
+    /// Counts the frame's contacts; false for the events of a contact past the limit.
+    private func keepsContact(_ event: InputEvent) -> Bool {
+        let endsContact = event.type == EV.syn && event.code == SYN.mtReport
+        let ofContact = endsContact || (event.type == EV.abs && event.code > ABS.mtSlot)
+        if event.isFrameEnd {
+            contactsInFrame = 0
+        } else if ofContact && contactsInFrame >= Self.maximumContactsPerFrame {
+            if endsContact { droppedContacts += 1 }
+            return false
+        } else if endsContact {
+            contactsInFrame += 1
+        }
+        return true
+    }
+
     /// Feeds one protocol A event; `emit` receives the protocol B events it completes.
-    /// Events mtdev cannot take (see ``accepts(_:)``) are dropped here.
+    /// Events mtdev cannot take (see ``accepts(_:)``) and contacts past
+    /// ``maximumContactsPerFrame`` are dropped here.
     public func convert(_ event: InputEvent, _ emit: (InputEvent) -> Void) {
-        guard Self.accepts(event) else { return }
+        guard Self.accepts(event), keepsContact(event) else { return }
         var raw = input_event()
         raw.time.tv_sec = Int(event.time.microseconds / 1_000_000)
         raw.time.tv_usec = Int(event.time.microseconds % 1_000_000)
