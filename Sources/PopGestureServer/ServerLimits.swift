@@ -24,10 +24,13 @@ public struct ServerLimits: Sendable, Hashable {
     /// Default 32: a client says `hello` in its first round trip, so only a stalled or
     /// hostile peer stays here for long (``helloTimeout``).
     public var maximumUngreetedConnections = 32
-    /// Connections before `hello` one process may hold. Default 8, a quarter of
-    /// ``maximumUngreetedConnections``: a process that trickles hellos can never take the
-    /// places a real client needs to say its own.
-    public var maximumUngreetedPerProcess = 8
+    /// Connections before `hello` one user may hold, whatever process holds them now.
+    /// Default 8, a quarter of ``maximumUngreetedConnections``: a user whose programs
+    /// trickle hellos can never take the places another user's clients need to say
+    /// theirs. Counted per uid, not per pid: the peer's pid is the one that connected, and
+    /// a process can connect from short-lived children and take the sockets back
+    /// (`SCM_RIGHTS`), a new pid for each.
+    public var maximumUngreetedPerUser = 8
 
     // MARK: Output
 

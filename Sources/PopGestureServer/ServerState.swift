@@ -33,8 +33,8 @@ public enum ServerAction: Sendable, Hashable {
 /// requests, and a reply comes before the events its request caused.
 ///
 /// Places: connections before `hello` and clients after it are counted apart, each
-/// with a share per process, and clients with a share per user (root and the daemon's
-/// user excepted), so that no process or user can take the places another needs
+/// with a share per user, and all of a process's with a share per process (root and the
+/// daemon's user excepted), so that no process or user can take the places another needs
 /// (``ServerLimits``; docs/PROTOCOL.md, "Limits").
 public struct ServerState {
     /// The protocol versions this server speaks, lowest first; `hello` agrees on one
@@ -138,7 +138,7 @@ public struct ServerState {
     /// A connection was accepted. Returns the number that names it from now on, and
     /// what to do: nothing, or, for a peer the admission policy refuses or one past its
     /// share of the places before `hello` (``ServerLimits/maximumUngreetedConnections``,
-    /// ``ServerLimits/maximumUngreetedPerProcess``,
+    /// ``ServerLimits/maximumUngreetedPerUser``,
     /// ``ServerLimits/maximumConnectionsPerProcess``), one error line and a close. A
     /// refused connection never becomes a client: it owns nothing, observes nothing and
     /// counts for nothing.
@@ -163,8 +163,8 @@ public struct ServerState {
     }
 
     /// Why a connection (`beforeHello`) or a `hello` has no place, or nil. Connections
-    /// before `hello` and clients after it have places of their own; a process's share
-    /// counts both, a user's only clients. The one asking is not in ``clients`` as what it
+    /// before `hello` and clients after it have places of their own, and a user has a
+    /// share of each; a process's share counts both. The one asking is not in ``clients`` as what it
     /// asks to become: a new connection is not there at all, a `hello` not yet greeted.
     private func placeRefusal(before beforeHello: Bool, credentials: PeerCredentials?) -> String? {
         let ungreeted = clients.count - greetedCount
@@ -176,20 +176,19 @@ public struct ServerState {
         }
         // No process or user to count (tests), or one the shares do not limit.
         guard let credentials, !unlimitedUsers.contains(credentials.uid) else { return nil }
-        var ofProcess = 0, ofProcessUngreeted = 0, ofUser = 0
+        var ofProcess = 0, ofUser = 0, ofUserUngreeted = 0
         for client in clients.values {
             guard let peer = client.credentials else { continue }
-            if peer.pid == credentials.pid {
-                ofProcess += 1
-                if !client.greeted { ofProcessUngreeted += 1 }
+            if peer.pid == credentials.pid { ofProcess += 1 }
+            if peer.uid == credentials.uid {
+                if client.greeted { ofUser += 1 } else { ofUserUngreeted += 1 }
             }
-            if client.greeted && peer.uid == credentials.uid { ofUser += 1 }
         }
         if beforeHello, ofProcess >= limits.maximumConnectionsPerProcess {
             return "pid \(credentials.pid) holds \(ofProcess) connections, the most one process may"
         }
-        if beforeHello, ofProcessUngreeted >= limits.maximumUngreetedPerProcess {
-            return "pid \(credentials.pid) holds \(ofProcessUngreeted) connections that have not said hello, the most one process may"
+        if beforeHello, ofUserUngreeted >= limits.maximumUngreetedPerUser {
+            return "uid \(credentials.uid) holds \(ofUserUngreeted) connections that have not said hello, the most one user may"
         }
         if !beforeHello, ofUser >= limits.maximumClientsPerUser {
             return "uid \(credentials.uid) holds \(ofUser) of the \(limits.maximumClients) places, its share"

@@ -93,15 +93,15 @@ def connect(path, timeout=5.0):
             time.sleep(0.005)
 
 
-PER_PROCESS = 8  # connections before hello the daemon serves for one process (docs/PROTOCOL.md, "Places")
+PER_PROCESS = 8  # connections a child opens before it hands them over (the daemon's share before hello is 8 per user)
 
 
 def connect_many(path, count, first_line=b"", timeout=5.0, await_answer=False):
     """`count` connections, opened PER_PROCESS at a time by short-lived processes of their own.
 
-    The daemon shares its places per process (the peer's pid at connect), so an attack
-    that needs more connections than one process may hold opens them in children, which
-    hand the sockets back (SCM_RIGHTS) and exit: still one attacker, many peers. Each
+    The children hand the sockets back (SCM_RIGHTS) and exit: still one attacker, many
+    peers, as an attack that wants more connections than one process may hold would open
+    them (docs/PROTOCOL.md, "Places"). Each
     child writes `first_line` on each of its sockets as it connects it (a hello, so that
     the connections do not pile up before hello). With `await_answer`, the child waits
     (up to `timeout`) until the daemon has answered that line before it opens the next
@@ -864,13 +864,53 @@ class TouchTimer(ChildProcess):
         expect(reply.get("type") == "ok", f"front answered {reply}")
 
 
+def connected_here(path):
+    """A non-blocking connection of this process's."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setblocking(False)
+    try:
+        s.connect(path)
+    except OSError:
+        s.close()
+        raise
+    return s
+
+
+def connected_in_child(path):
+    """A non-blocking connection made by a short-lived child, handed back over SCM_RIGHTS:
+    the daemon sees the child's pid, which is gone by the time the socket is used."""
+    parent_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            s = connected_here(path)
+            socket.send_fds(child_end, [b"1"], [s.fileno()])
+        except OSError:
+            child_end.send(b"0")
+        finally:
+            os._exit(0)
+    child_end.close()
+    try:
+        _, fds, _, _ = socket.recv_fds(parent_end, 16, 1)
+    finally:
+        parent_end.close()
+        os.waitpid(pid, 0)
+    if not fds:
+        raise OSError("the child could not connect")
+    s = socket.socket(fileno=fds[0])
+    s.setblocking(False)
+    return s
+
+
 class Load(ChildProcess):
     """Every attack client in this one process, multiplexed with selectors.
 
     kinds:
     - "pipeline": `count` clients, each says hello, then writes `line` as fast as the
       socket takes it and reads every reply (`reads`), or never reads;
-    - "slow-hello": `count` clients writing a hello line one byte every 3 s;
+    - "slow-hello": `count` clients writing a hello line one byte every 3 s; with
+      `handoff`, each connected by a child of its own that hands the socket back
+      (SCM_RIGHTS) and exits, a new peer pid each;
     - "idle": `count` clients that say hello and then nothing;
     - "hoard": as many idle clients as the daemon takes; one turned away tries again a
       second later.
@@ -880,8 +920,9 @@ class Load(ChildProcess):
 
     name = "the attack clients"
 
-    def __init__(self, socket_path, kind, count=0, line=b"", reads=True):
+    def __init__(self, socket_path, kind, count=0, line=b"", reads=True, handoff=False):
         self.path, self.kind, self.count, self.line, self.reads = socket_path, kind, count, line, reads
+        self.handoff = handoff
         self.uid = ATTACKER_UID if os.geteuid() == 0 else None
         self.start()
 
@@ -914,12 +955,9 @@ class Load(ChildProcess):
             return sum(1 for c in connections.values() if c["greeted"])
 
         def open_one(now):
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            s.setblocking(False)
             try:
-                s.connect(self.path)
+                s = connected_in_child(self.path) if self.handoff else connected_here(self.path)
             except OSError:  # the listen backlog is full: the daemon is not accepting
-                s.close()
                 reopen.append(now + RECONNECT_DELAY)
                 return
             stats["connections"] += 1
@@ -939,6 +977,10 @@ class Load(ChildProcess):
         def closed(s, now):
             c = connections.pop(s)
             selector.unregister(s)
+            try:  # a write may fail before the daemon's last words were read
+                c["head"] += s.recv(512)
+            except OSError:
+                pass
             s.close()
             # Turned away: told so, or (a client that never reads cannot be told) closed at once.
             refused = b"too-many-clients" in c["head"] or (not c["greeted"] and now - c["at"] < REFUSED_RETRY)
@@ -1048,6 +1090,8 @@ LATENCY_ATTACKS = [
     *((f"latency-{n}-status-pipelining-never-reading", {"kind": "pipeline", "count": n, "line": STATUS_LINE, "reads": False})
       for n in (10, 100)),
     ("latency-128-slow-hellos", {"kind": "slow-hello", "count": 128}),
+    # Issue 28: one user's slow hellos, each connected by a short-lived child (a new pid).
+    ("latency-128-slow-hellos-handed-over", {"kind": "slow-hello", "count": 128, "handoff": True}),
     ("latency-128-idle-clients", {"kind": "idle", "count": 128}),
     ("latency-every-slot", {"kind": "hoard"}),
 ]

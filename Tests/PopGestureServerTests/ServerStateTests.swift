@@ -556,27 +556,35 @@ struct ServerStateTests {
         #expect(h.state.clients.values.filter { $0.credentials?.uid != 1000 && $0.greeted }.count == 64)
     }
 
-    @Test("connections before hello: 32 at once, 8 per process; a process holds 32 in all")
+    @Test("connections before hello: 32 at once, 8 per user whatever pid connected; a process holds 32 in all")
     func placesBeforeHello() {
         var h = Harness()
-        let process = PeerCredentials(pid: 500, uid: 1000, gid: 100)
-        let early = (0..<8).map { _ in h.connect(greeted: false, credentials: process) }
-        let (ninth, refused) = h.state.clientConnected(credentials: process, at: h.time)
+        // One user's connections from short-lived children, a new pid each (handed back
+        // over SCM_RIGHTS): the share counts the user.
+        let early = (0..<8).map { n in
+            h.connect(greeted: false, credentials: PeerCredentials(pid: 500 + Int32(n), uid: 1000, gid: 100))
+        }
+        let (ninth, refused) = h.state.clientConnected(credentials: PeerCredentials(pid: 600, uid: 1000, gid: 100), at: h.time)
         #expect(refused.lines(to: ninth).first.map(json)?["message"] as? String
-            == "pid 500 holds 8 connections that have not said hello, the most one process may; try again later")
+            == "uid 1000 holds 8 connections that have not said hello, the most one user may; try again later")
         #expect(refused.compactMap(\.closed) == [ninth])
-        // Other processes fill the rest of the 32.
-        for pid in Int32(600)..<624 { _ = h.connect(greeted: false, credentials: PeerCredentials(pid: pid, uid: 1000, gid: 100)) }
-        let (full, refusedFull) = h.state.clientConnected(credentials: PeerCredentials(pid: 700, uid: 1000, gid: 100), at: h.time)
-        #expect(refusedFull.lines(to: full).first.map(json)?["code"] as? String == "too-many-clients")
-        // Once the first process's connections say hello, it may open more, up to 32 in all.
-        for client in early { _ = h.send(#"{"type":"hello","version":1}"#, from: client) }
-        for _ in 0..<3 {
-            for _ in 0..<8 {
-                let id = h.connect(greeted: false, credentials: process)
+        // Three other users fill the rest of the 32; a fourth is refused for want of any place.
+        for uid in UInt32(1001)...1003 {
+            for n in 0..<8 {
+                let id = h.connect(greeted: false, credentials: PeerCredentials(pid: Int32(uid) * 10 + Int32(n), uid: uid, gid: 100))
                 #expect(h.state.clients[id] != nil)
-                _ = h.send(#"{"type":"hello","version":1}"#, from: id)
             }
+        }
+        let (full, refusedFull) = h.state.clientConnected(credentials: PeerCredentials(pid: 700, uid: 1004, gid: 100), at: h.time)
+        #expect(refusedFull.lines(to: full).first.map(json)?["message"] as? String
+            == "32 connections have not said hello yet, the most served at once; try again later")
+        // Once the first user's connections say hello, it may open more; one process holds 32 in all.
+        for client in early { _ = h.send(#"{"type":"hello","version":1}"#, from: client) }
+        let process = PeerCredentials(pid: 500, uid: 1000, gid: 100)
+        for _ in 0..<31 {
+            let id = h.connect(greeted: false, credentials: process)
+            #expect(h.state.clients[id] != nil)
+            _ = h.send(#"{"type":"hello","version":1}"#, from: id)
         }
         let (past, refusedPast) = h.state.clientConnected(credentials: process, at: h.time)
         #expect(refusedPast.lines(to: past).first.map(json)?["message"] as? String

@@ -217,7 +217,7 @@ struct SocketServerTests {
         // Every connection comes from this one process: its share is lifted here.
         var limits = ServerLimits()
         limits.maximumConnectionsPerProcess = .max
-        limits.maximumUngreetedPerProcess = .max
+        limits.maximumUngreetedPerUser = .max
         limits.maximumClientsPerUser = .max
         try await RunningServer.with(limits: limits) { running in
             let first = try running.connect()
