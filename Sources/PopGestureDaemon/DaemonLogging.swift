@@ -89,12 +89,12 @@ private struct QueuedLogHandler: LogHandler {
 enum LogLine {
     /// `<N>label: message key=value`, N being the syslog priority journald reads.
     static func journal(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
-        "<\(priority(level))>\(label): \(oneLine(message))\(spelled(metadata))\n"
+        "<\(priority(level))>\(label): \(printable(message))\(spelled(metadata))\n"
     }
 
     /// `2026-11-23T14:20:08 warning popgestured: message key=value`, for a terminal or a file.
     static func plain(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
-        "\(timestamp()) \(level) \(label): \(oneLine(message))\(spelled(metadata))\n"
+        "\(timestamp()) \(level) \(label): \(printable(message))\(spelled(metadata))\n"
     }
 
     /// syslog(3)'s priorities: swift-log's trace and debug are both LOG_DEBUG.
@@ -109,13 +109,42 @@ enum LogLine {
         }
     }
 
-    /// A newline would start a new journal entry, without its priority.
-    private static func oneLine(_ text: String) -> String {
-        text.contains(where: \.isNewline) ? String(text.map { $0.isNewline ? " " : $0 }) : text
+    /// The most UTF-8 bytes of a message's text a line carries: 2 KiB. Past it the text is
+    /// cut at a character and says how much was left out, so that no client's or device's
+    /// string (an app id, an output's name) makes a line of its own size, and a line stays
+    /// under journald's and the hostile suite's 4 KiB with its label and metadata.
+    static let maximumTextBytes = 2048
+
+    /// Text as one line a terminal shows as it is: every control character (C0, DEL, C1:
+    /// ESC would move a terminal's cursor, NUL ends a C string, a newline would start a
+    /// journal entry without its priority) is written as `\n`, `\t`, `\r` or `\xHH`, and
+    /// the text is cut at ``maximumTextBytes``. Text that needs neither comes back as it is.
+    static func printable(_ text: String) -> String {
+        let isControl: (Unicode.Scalar) -> Bool = { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+        guard text.utf8.count > maximumTextBytes || text.unicodeScalars.contains(where: isControl) else { return text }
+        var out = String.UnicodeScalarView()
+        var bytes = 0
+        for (index, scalar) in zip(text.unicodeScalars.indices, text.unicodeScalars) {
+            let escaped: String? = switch scalar {
+            case "\n": "\\n"
+            case "\t": "\\t"
+            case "\r": "\\r"
+            case _ where isControl(scalar): "\\x" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2)
+            default: nil
+            }
+            let size = escaped?.utf8.count ?? UTF8.width(scalar)
+            guard bytes + size <= maximumTextBytes else {
+                let left = text.unicodeScalars[index...].reduce(0) { $0 + UTF8.width($1) }
+                return String(out) + "… (\(left) bytes left out)"
+            }
+            bytes += size
+            if let escaped { out.append(contentsOf: escaped.unicodeScalars) } else { out.append(scalar) }
+        }
+        return String(out)
     }
 
     private static func spelled(_ metadata: Logger.Metadata) -> String {
-        metadata.sorted { $0.key < $1.key }.map { " \($0.key)=\($0.value)" }.joined()
+        metadata.sorted { $0.key < $1.key }.map { " \(printable($0.key))=\(printable("\($0.value)"))" }.joined()
     }
 
     private static func timestamp() -> String {
@@ -234,5 +263,11 @@ public final class LogWriter: @unchecked Sendable {
             }
             bytes = bytes.dropFirst(count)
         }
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -54,7 +54,31 @@ private final class Received: Sendable {
     @Test("a message with a newline stays one journal entry with its priority")
     func aNewlineDoesNotStartAnEntry() {
         let line = LogLine.journal(level: .error, label: "popgestured", message: "a\nb", metadata: [:])
-        #expect(line == "<3>popgestured: a b\n")
+        #expect(line == "<3>popgestured: a\\nb\n")
+    }
+
+    /// Issue 28: a shell's output name and a client's app id reached the log raw.
+    @Test("control characters from a client (ESC, NUL, BEL, DEL, C1) are written as escapes")
+    func controlCharactersAreEscaped() {
+        let app = "org.evil\u{1B}[2J\u{0}\u{7}\u{7F}\u{85}\tend"
+        let line = LogLine.plain(level: .info, label: "popgestured", message: "client 3 says app \(app)",
+                                 metadata: ["output": "DSI-1\u{1B}]0;title\u{7}"])
+        #expect(line.hasSuffix(#" info popgestured: client 3 says app org.evil\x1B[2J\x00\x07\x7F\x85\tend output=DSI-1\x1B]0;title\x07"# + "\n"))
+        #expect(!line.dropLast().unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        #expect(LogLine.printable("Wacom HID 52A5 Finger — ünïcode") == "Wacom HID 52A5 Finger — ünïcode")
+    }
+
+    @Test("a 59 KB message is cut to 2 KiB at a character, saying how much was left out")
+    func longMessagesAreCut() {
+        let ids = (0..<3000).map { "org.app\($0)é" }.joined(separator: ", ")
+        let text = LogLine.printable("apps changed: \(ids)")
+        let kept = text.prefix { $0 != "…" }
+        #expect(kept.utf8.count <= LogLine.maximumTextBytes)
+        #expect(kept.utf8.count > LogLine.maximumTextBytes - 4, "cut at the last whole character")
+        let left = ("apps changed: " + ids).utf8.count - kept.utf8.count
+        #expect(text.hasSuffix("… (\(left) bytes left out)"))
+        let line = LogLine.journal(level: .notice, label: "popgestured", message: "apps changed: \(ids)", metadata: [:])
+        #expect(line.utf8.count < 4096)
     }
 
     @Test("every level has its syslog priority", arguments: [
