@@ -69,6 +69,9 @@ public struct InputDeviceInfo: Sendable, Hashable {
         // The kernel's uevent of the parent inputN carries PHYS="…", quotes included.
         if let phys = parentProperties["PHYS"].map(Self.unquoted),
            CloneTemplate.isClone(phys: phys) || VirtualTouchpad.isVirtualTouchpad(phys: phys) { return nil }
+        // A node that types is not read, whatever udev tags it (the touch access rule gives
+        // it no entry either): the daemon would read what is typed.
+        if let keys = parentProperties["KEY"], Self.typesText(keyBitmap: keys) { return nil }
         // Touchpad first, as libinput decides when both are set.
         if properties["ID_INPUT_TOUCHPAD"] == "1" {
             kind = .touchpad
@@ -91,6 +94,22 @@ public struct InputDeviceInfo: Sendable, Hashable {
            width.isFinite, height.isFinite, width > 0, height > 0 {
             size = PhysicalSize(width: width, height: height)
         }
+    }
+
+    /// Whether a key bitmap as the kernel writes it (the inputN's `KEY=` uevent or
+    /// `capabilities/key`: hex words of `long` bits, most significant first, leading zero
+    /// words left out) has a key of a keyboard's main block: `KEY_ESC` to `KEY_KPDOT`
+    /// (codes 1-83: letters, digits, punctuation, the keypad). A home, power, volume or
+    /// back key is no keyboard (Goodix panels send `KEY_LEFTMETA`). Text that is no
+    /// bitmap counts as typing. The same rule as `systemd/udev/popgestured-touch-access`.
+    static func typesText(keyBitmap: String, bitsPerWord: Int = CLong.bitWidth) -> Bool {
+        let words = keyBitmap.split(separator: " ").map { UInt64($0, radix: 16) }
+        guard !words.isEmpty, !words.contains(nil) else { return true }
+        var bits = words.reversed().map { $0! }  // least significant first
+        bits += [UInt64](repeating: 0, count: max(0, 128 / bitsPerWord - bits.count))
+        func word(_ bit: Int) -> UInt64 { bits[bit / bitsPerWord] }
+        for code in 1...83 where word(code) >> (code % bitsPerWord) & 1 == 1 { return true }
+        return false
     }
 
     static func isEventNode(_ devnode: String) -> Bool {

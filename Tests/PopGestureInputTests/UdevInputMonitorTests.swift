@@ -40,6 +40,28 @@ import Testing
         #expect(Self.info(Self.touchscreen.merging(["ID_BUS": ""]) { $1 })?.bus == nil)
     }
 
+    /// Issue 28: the touch access rule granted any node tagged touch, even a keyboard.
+    @Test("a touch node that also types (its parent's KEY= has KEY_ESC..KEY_KPDOT) is not read")
+    func aTouchpadThatTypesIsSkipped() {
+        let touchpad = ["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1", "ID_INPUT_KEYBOARD": "1"]
+        // Tests/VM/keyboard-touchpad.desc as the kernel writes its KEY=: clickpad buttons, keys 1-127.
+        let typing = Self.parent.merging(["KEY": "e520 10000 0 0 ffffffffffffffff fffffffffffffffe"]) { $1 }
+        #expect(Self.info(touchpad, parent: typing) == nil)
+        // A touchscreen with the home key (KEY_LEFTMETA, Goodix) and BTN_TOUCH is read.
+        let home = Self.parent.merging(["KEY": "400 0 0 0 2000000000000000 0"]) { $1 }
+        #expect(Self.info(Self.touchscreen, parent: home)?.kind == .touchscreen)
+    }
+
+    @Test("typesText: keys 1-83 type, KEY_RESERVED and keys from 84 up do not, on 64- and 32-bit words", arguments: [
+        ("fffffffffffffffe", 64, true), ("1", 64, false), ("2", 64, true), ("80000 0", 64, true),
+        ("100000 0", 64, false), ("2000000000000000 0", 64, false), ("400 0 0 0 0 0", 64, false),
+        ("1 0", 64, true), ("1 0 0", 32, true), ("100000 0 0", 32, false), ("1 0", 32, true),
+        ("", 64, true), ("zz", 64, true),
+    ])
+    func typesText(bitmap: String, bitsPerWord: Int, types: Bool) {
+        #expect(InputDeviceInfo.typesText(keyBitmap: bitmap, bitsPerWord: bitsPerWord) == types)
+    }
+
     @Test func aTouchpad() {
         let info = Self.info(["ID_INPUT": "1", "ID_INPUT_TOUCHPAD": "1", "ID_INPUT_MOUSE": "1"])
         #expect(info?.kind == .touchpad)

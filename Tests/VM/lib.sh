@@ -158,6 +158,16 @@ create_device() {
     log "device $DEV_NODE ($kind) from ${DEV_DESC##*/}, evemu-device pid $DEV_PID"
 }
 
+# writable_shadow: virtme-ng mounts a file of its own over /etc/shadow, and
+# systemd-sysusers writes /etc/shadow by renaming a new file onto it when it adds a
+# user: onto a mount point that fails (EBUSY). Without that mount, /etc/shadow is the
+# overlay's (the scenarios that run sysusers check /etc is an overlay first).
+writable_shadow() {
+    mountpoint -q /etc/shadow || return 0
+    umount /etc/shadow || fail "cannot unmount virtme-ng's /etc/shadow (sysusers could not add the popgestured user)"
+    log "virtme-ng's /etc/shadow mount taken away: sysusers writes the overlay's"
+}
+
 # has_open PID NODE: the process has NODE open (how to know lisgd is ready: it prints nothing).
 has_open() {
     local fd

@@ -46,13 +46,7 @@ for dir in /etc /usr /var /opt; do
     fstype=$(findmnt -n -o FSTYPE --target "$dir")
     [ "$fstype" = overlay ] || fail "$dir is $fstype here, not virtme-ng's overlay: dpkg -i would write to the host"
 done
-# virtme-ng mounts a file of its own over /etc/shadow, and systemd-sysusers writes
-# /etc/shadow by renaming a new file onto it when it adds the unit's user: onto a
-# mount point that fails (EBUSY). Without that mount, /etc/shadow is the overlay's.
-if mountpoint -q /etc/shadow; then
-    umount /etc/shadow || fail "cannot unmount virtme-ng's /etc/shadow (sysusers could not add the popgestured user)"
-    log "virtme-ng's /etc/shadow mount taken away: sysusers writes the overlay's"
-fi
+writable_shadow
 log "PID 1 is $(cat /proc/1/comm); /run/systemd/system $([ -d /run/systemd/system ] && echo exists || echo is absent)"
 if dpkg-query -W popgestured >/dev/null 2>&1; then
     fail "popgestured is already known to dpkg here (the host's database): the before/after comparison would mean nothing"

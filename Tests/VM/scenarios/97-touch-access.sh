@@ -5,13 +5,15 @@
 # helper give that group an ACL entry (group:popgestured-touch:r--) on the event node
 # of every device udev tags ID_INPUT_TOUCHSCREEN=1 or ID_INPUT_TOUCHPAD=1.
 #
-#   install:  a touchscreen (the ELAN panel) and a keyboard (Tests/VM/keyboard.desc)
-#             are there first; the group is made as the package's postinst makes it
+#   install:  a touchscreen (the ELAN panel), a keyboard (Tests/VM/keyboard.desc)
+#             and a keyboard that is a touchpad in the same node
+#             (Tests/VM/keyboard-touchpad.desc, issue 28) are there first; the group is made as the package's postinst makes it
 #             (systemd-sysusers popgestured.conf; the VM's /etc is virtme-ng's tmpfs
 #             overlay, never the host's), the rule and helper go in, and the
 #             postinst's trigger (change, touch nodes only) gives the touchscreen
 #             its entry and leaves the keyboard alone, untouched, not even
-#             triggered. Owner, group, mode and the input group's access stay.
+#             triggered; the typing touchpad is triggered and gets no entry.
+#             Owner, group, mode and the input group's access stay.
 #   access:   nobody in popgestured-touch alone opens the touchscreen read-only;
 #             read-write, the keyboard and (without the group) the touchscreen
 #             fail with EACCES.
@@ -39,6 +41,9 @@ command -v setfacl >/dev/null && command -v getfacl >/dev/null || fail "setfacl/
 # systemd-sysusers writes /etc/group: only into virtme-ng's overlay.
 fstype=$(findmnt -n -o FSTYPE --target /etc)
 [ "$fstype" = overlay ] || fail "/etc is $fstype here, not virtme-ng's overlay: systemd-sysusers would write the host's /etc/group"
+# It adds the unit's user too (sysusers.d/popgestured.conf): /etc/shadow must be the
+# overlay's, whether or not 96 ran first.
+writable_shadow
 
 # has_entry NODE: the node's ACL names popgestured-touch, read-only.
 acl_of() { getfacl --absolute-names --omit-header "$1" 2>/dev/null; }
@@ -59,14 +64,17 @@ except OSError as e:
 }
 # every_node_as_udev_says WHEN: each event node of the VM (its own keyboard and
 # buttons included) has the entry exactly when udev tags it ID_INPUT_TOUCHSCREEN=1 or
-# ID_INPUT_TOUCHPAD=1 and it is no clone of the daemon's; the list goes to the log.
+# ID_INPUT_TOUCHPAD=1, it is no clone of the daemon's and it is no keyboard (the helper
+# reads the kernel's key bitmap; for this VM's nodes that is udev's ID_INPUT_KEYBOARD);
+# the list goes to the log.
 every_node_as_udev_says() {
     local sys node kind want got
     for sys in /sys/class/input/event*; do
         node=/dev/input/${sys##*/}
         kind=$(udevadm info --query=property --name="$node" | { grep -oE '^ID_INPUT_(TOUCHSCREEN|TOUCHPAD|KEYBOARD|KEY|MOUSE)=1' || true; } | xargs)
         want=no
-        if grep -qE 'TOUCHSCREEN|TOUCHPAD' <<<"$kind" && [[ $(cat "$sys/device/phys" 2>/dev/null) != popgestured/* ]]; then want=yes; fi
+        if grep -qE 'TOUCHSCREEN|TOUCHPAD' <<<"$kind" && ! grep -q KEYBOARD <<<"$kind" &&
+            [[ $(cat "$sys/device/phys" 2>/dev/null) != popgestured/* ]]; then want=yes; fi
         got=no
         if has_entry "$node"; then got=yes; fi
         wants=no
@@ -91,6 +99,11 @@ create_device "$VM_DIR/keyboard.desc"
 keyboard=$DEV_NODE
 udev_prop "$keyboard" ID_INPUT_KEYBOARD=1 || fail "udev did not tag $keyboard ID_INPUT_KEYBOARD=1"
 [ "$DEV_KIND" = other ] || fail "udev took the keyboard $keyboard for a $DEV_KIND"
+create_device "$VM_DIR/keyboard-touchpad.desc"
+typing_pad=$DEV_NODE
+[ "$DEV_KIND" = touchpad ] && udev_prop "$typing_pad" ID_INPUT_KEYBOARD=1 ||
+    fail "udev did not tag $typing_pad both a touchpad and a keyboard (kind $DEV_KIND)"
+log "typing touchpad $typing_pad: capabilities/key $(cat "/sys/class/input/${typing_pad##*/}/device/capabilities/key")"
 screen_before=$(stat -c '%U %G %a' "$screen")
 keyboard_before=$(stat -c '%U %G %a' "$keyboard")
 log "before: $screen $screen_before, $keyboard $keyboard_before"
@@ -132,6 +145,8 @@ has_entry "$screen" || { acl_of "$screen" >&2; fail "after the trigger $screen h
 acl_of "$screen" | grep -qx 'group::rw-' || { acl_of "$screen" >&2; fail "the input group lost its rw- on $screen"; }
 acl_of "$screen" | grep -qx 'mask::rw-' || { acl_of "$screen" >&2; fail "the mask of $screen is not rw- (the input group's access would be cut)"; }
 [ "$(acl_of "$keyboard" | grep -vc '^$')" -eq 3 ] || { acl_of "$keyboard" >&2; fail "the keyboard $keyboard has an ACL"; }
+grep -q "/${typing_pad##*/}\$" "$WORK/trigger.out" || fail "the trigger did not reach the typing touchpad $typing_pad"
+has_entry "$typing_pad" && { acl_of "$typing_pad" >&2; fail "the typing touchpad $typing_pad has a $touch_group entry"; }
 [ "$(stat -c '%U %G %a' "$keyboard")" = "$keyboard_before" ] || fail "$keyboard is now $(stat -c '%U %G %a' "$keyboard")"
 log "installed: $screen $(stat -c '%U %G %a' "$screen") + $(acl_of "$screen" | grep "^group:$touch_group"); $keyboard $keyboard_before, no ACL"
 ls -l "$screen" "$keyboard" >&2
@@ -141,6 +156,7 @@ every_node_as_udev_says installed
 expect_open "$touch_group" "$screen" r ok "touchscreen"
 expect_open "$touch_group" "$screen" rw EACCES "touchscreen, read-write"
 expect_open "$touch_group" "$keyboard" r EACCES "keyboard"
+expect_open "$touch_group" "$typing_pad" r EACCES "typing touchpad"
 expect_open "" "$screen" r EACCES "touchscreen, without the group"
 
 # ---------------------------------------------------------------- the daemon as nobody in popgestured-touch alone
@@ -167,6 +183,8 @@ grep -E '^Groups:' "/proc/$DAEMON_PID/status" >&2
 wait_device_listed "$screen"
 wait_for 30 "the daemon to log that it uses $screen" daemon_uses "$screen" "ELAN Touchscreen" touchscreen
 has_open "$DAEMON_PID" "$keyboard" && fail "the daemon has the keyboard open"
+has_open "$DAEMON_PID" "$typing_pad" && fail "the daemon has the typing touchpad open"
+grep -F "$typing_pad" "$DAEMON_LOG" | grep -iE 'cannot use|permission' && fail "the daemon tried the typing touchpad $typing_pad (above)"
 log "daemon (pid $DAEMON_PID, nobody in $touch_group): $(grep -F "$screen " "$DAEMON_LOG" | tail -n 1)"
 
 open_observer watch
