@@ -170,25 +170,52 @@ import Testing
                 "nothing is down")
     }
 
-    @Test("A swipe that begins while the last one's fingers still run plays from its first progress after their lift")
+    /// Issue 28: the second swipe was dropped, though the comment said it played after.
+    @Test("A second back while the last one's fingers still run plays after their lift: lift, down a frame later, run on, lift")
     func nextSwipeWaitsForTheLift() throws {
+        var bridge = TouchpadBridge()
+        let progress = { (p: Double) in
+            EngineEvent.inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: p, commit: 0.3, time: .zero)
+        }
+        let back = EngineEvent.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero)
+        _ = bridge.handle(progress(0), at: Self.ms(0))
+        _ = bridge.handle(back, at: Self.ms(1))
+        #expect(bridge.handle(progress(0.05), at: Self.ms(10)) == nil, "the first swipe's fingers are running on")
+        #expect(bridge.handle(progress(0.1), at: Self.ms(11)) == nil)
+        #expect(bridge.handle(back, at: Self.ms(12)) == nil, "the second swipe committed: it waits")
+        var actions: [Action] = []
+        while let deadline = bridge.deadline {
+            let output = bridge.expire(at: deadline)
+            actions += try #require(output).actions
+        }
+        let lifts = actions.indices.filter { actions[$0] == .lift }
+        #expect(lifts.count == 2, "\(actions)")
+        let firstLift = try #require(lifts.first)
+        #expect(actions[firstLift + 1] == .down(.init(xMillimetres: 85, yMillimetres: [22, 38])), "the second lands after the lift")
+        // Its run: progress 0.1 at 60 mm a width, 6 mm, then 20 mm on: at 85 - 26 mm it lifts.
+        #expect(actions[actions.count - 2] == .move(.init(xMillimetres: 85 - 26, yMillimetres: [22, 38])))
+        #expect(bridge.state == .idle)
+    }
+
+    @Test("A second swipe cancelled while the last one's fingers still run is dropped: one lift, nothing lands")
+    func aCancelledWaitingSwipeIsDropped() throws {
         var bridge = TouchpadBridge()
         let progress = { (p: Double) in
             EngineEvent.inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: p, commit: 0.3, time: .zero)
         }
         _ = bridge.handle(progress(0), at: Self.ms(0))
         _ = bridge.handle(.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero), at: Self.ms(1))
-        #expect(bridge.handle(progress(0.05), at: Self.ms(10)) == nil, "the first swipe's fingers are running on")
-        #expect(bridge.handle(.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero),
-                              at: Self.ms(11)) == nil, "the run keeps its goal")
-        var lifted = false
+        _ = bridge.handle(progress(0.05), at: Self.ms(10))
+        _ = bridge.handle(.inputCancelled(app: "firefox", reason: .released, time: .zero), at: Self.ms(11))
+        var actions: [Action] = []
         while let deadline = bridge.deadline {
             let output = bridge.expire(at: deadline)
-            lifted = try #require(output).actions.last == .lift
+            actions += try #require(output).actions
         }
-        #expect(lifted)
-        let next = bridge.handle(progress(0.1), at: Self.ms(200))
-        #expect(next?.actions == [.down(.init(xMillimetres: 85, yMillimetres: [22, 38]))])
+        #expect(actions.filter { $0 == .lift }.count == 1)
+        #expect(!actions.contains { if case .down = $0 { true } else { false } })
+        // The next swipe after that lands at once, as any first swipe.
+        #expect(bridge.handle(progress(0.1), at: Self.ms(500))?.actions == [.down(.init(xMillimetres: 85, yMillimetres: [22, 38]))])
     }
 
     @Test("After the fingers rested, a commit runs on at its speed: the first move counts at most 12 ms")

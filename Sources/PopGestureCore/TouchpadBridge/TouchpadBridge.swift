@@ -14,6 +14,8 @@
 ///       ▲                                   │ back-input: the goal runs on ``completionMillimetres``
 ///       │                                   │ input-cancelled: the goal is where they landed
 ///       └──── lift, once at the goal ◀── ending: a frame per deadline toward the goal
+///                                │            │ input-progress: the next swipe waits (``Touch/next``)
+///                                └─ landing ◀─┘ lifted with one waiting: it lands a frame later
 ///
 /// libinput drops a touchpad frame as a "touch jump" when a finger moved more than 20 mm,
 /// or sped up by more than 7 mm, per 12 ms (`tp_detect_jumps`), measured between the
@@ -75,11 +77,27 @@ public struct TouchpadBridge: Sendable {
         public var written: Timestamp
         /// Nil while the finger is down.
         public var ending: Ending?
+        /// A swipe that began while these fingers ran to their end: it plays once they
+        /// lifted, so a quick second back is not lost.
+        public var next: Waiting?
+    }
+
+    /// A swipe waiting for the fingers before it to lift.
+    public struct Waiting: Sendable, Hashable {
+        public var seat: Seat
+        public var scroll: TouchpadScroll
+        /// The travel of its last progress.
+        public var goalMillimetres: Double
+        /// How it ended, if it has; a cancelled one is dropped, as it would end where it began.
+        public var ending: Ending?
     }
 
     public enum State: Sendable, Hashable {
         case idle
         case touching(Touch)
+        /// The fingers lifted at `lifted` with a swipe waiting: it lands a frame later, so
+        /// that libinput sees a lift and a new touch, not one touch that jumped.
+        case landing(Waiting, lifted: Timestamp)
     }
 
     // The virtual touchpad's size and where the fingers go; VirtualTouchpad makes it so.
@@ -128,8 +146,14 @@ public struct TouchpadBridge: Sendable {
     /// when the fingers are up or the finger is still on the screen (they then move at
     /// its events only). Past it, call ``expire(at:)``.
     public var deadline: Timestamp? {
-        guard case .touching(let touch) = state, touch.ending != nil else { return nil }
-        return Timestamp(microseconds: touch.written.microseconds + Self.frameMicroseconds)
+        switch state {
+        case .touching(let touch) where touch.ending != nil:
+            Timestamp(microseconds: touch.written.microseconds + Self.frameMicroseconds)
+        case .landing(_, let lifted):
+            Timestamp(microseconds: lifted.microseconds + Self.frameMicroseconds)
+        default:
+            nil
+        }
     }
 
     /// Feeds one engine event, played at `now` (the I/O layer's monotonic clock, which the
@@ -151,23 +175,35 @@ public struct TouchpadBridge: Sendable {
     /// The deadline passed: the run's next frame toward the goal, and the lift once it
     /// is there. Nothing while the finger is down, or within 2 ms of the last frame.
     public mutating func expire(at now: Timestamp) -> Output? {
-        guard case .touching(let touch) = state, touch.ending != nil else { return nil }
-        return step(at: now)
+        switch state {
+        case .touching(let touch) where touch.ending != nil:
+            return step(at: now)
+        case .landing(let waiting, let lifted) where now.microseconds - lifted.microseconds >= Self.frameMicroseconds:
+            return land(waiting, at: now)
+        default:
+            return nil
+        }
     }
 
     /// The I/O layer wrote the last output's frames by `time` (its clock after the last
     /// write): the next move counts its interval from then.
     public mutating func played(at time: Timestamp) {
-        guard case .touching(var touch) = state else { return }
-        touch.written = time
-        state = .touching(touch)
+        switch state {
+        case .touching(var touch):
+            touch.written = time
+            state = .touching(touch)
+        case .landing(let waiting, _):
+            state = .landing(waiting, lifted: time)
+        case .idle:
+            break
+        }
     }
 
     /// Lifts the fingers where they are, with no move: the touchpad is going away, or
     /// its timer failed.
     public mutating func abandon() -> Output? {
+        defer { state = .idle }
         guard case .touching(let touch) = state else { return nil }
-        state = .idle
         return Output(seat: touch.seat, actions: [.lift])
     }
 
@@ -191,24 +227,74 @@ public struct TouchpadBridge: Sendable {
             state = .touching(Touch(seat: seat, scroll: scroll, travelMillimetres: 0, goalMillimetres: goal, written: now))
             return Output(seat: seat, actions: [.down(Self.fingers(travelMillimetres: 0, natural: scroll.natural))])
         case .touching(var touch):
-            // The last swipe's fingers are still running to their end: this one plays after the lift.
-            guard touch.ending == nil else { return nil }
+            guard touch.ending == nil else {
+                // The last swipe's fingers are still running to their end: this one plays after the lift.
+                var next = touch.next ?? Waiting(seat: seat, scroll: scroll, goalMillimetres: 0)
+                guard next.ending == nil else { return nil }  // a third: one waits at a time
+                next.goalMillimetres = Self.travel(progress: progress, scroll: next.scroll)
+                touch.next = next
+                state = .touching(touch)
+                return nil
+            }
             // One swipe at a time: the arbiter tracks one; the first one's seat and scale hold.
             touch.goalMillimetres = Self.travel(progress: progress, scroll: touch.scroll)
             state = .touching(touch)
             return step(at: now)
+        case .landing(var waiting, let lifted):
+            guard waiting.ending == nil else { return nil }
+            waiting.goalMillimetres = Self.travel(progress: progress, scroll: waiting.scroll)
+            state = .landing(waiting, lifted: lifted)
+            return nil
+        }
+    }
+
+    /// The waiting swipe's fingers land where every swipe's do; it then plays as one that
+    /// began now: at its finger's events, or, if it has ended, on the timer.
+    private mutating func land(_ waiting: Waiting, at now: Timestamp) -> Output {
+        var touch = Touch(seat: waiting.seat, scroll: waiting.scroll, travelMillimetres: 0,
+                          goalMillimetres: waiting.goalMillimetres, written: now)
+        if let ending = waiting.ending {
+            touch.ending = ending
+            touch.goalMillimetres = Self.goal(of: ending, from: waiting.goalMillimetres)
+        }
+        state = .touching(touch)
+        return Output(seat: waiting.seat, actions: [.down(Self.fingers(travelMillimetres: 0, natural: waiting.scroll.natural))])
+    }
+
+    /// Where the fingers end: 20 mm on from a commit, back where they landed on a cancel.
+    private static func goal(of ending: Ending, from travel: Double) -> Double {
+        switch ending {
+        case .commit: min(maximumTravelMillimetres, travel + completionMillimetres)
+        case .cancel: 0
         }
     }
 
     private mutating func end(_ ending: Ending, at now: Timestamp) -> Output? {
-        guard case .touching(var touch) = state, touch.ending == nil else { return nil }
-        touch.ending = ending
-        touch.goalMillimetres = switch ending {
-        case .commit: min(Self.maximumTravelMillimetres, touch.goalMillimetres + Self.completionMillimetres)
-        case .cancel: 0
+        switch state {
+        case .idle:
+            return nil
+        case .touching(var touch) where touch.ending != nil:
+            // The waiting swipe's end; a cancelled one would end where it began.
+            guard let next = touch.next, next.ending == nil else { return nil }
+            touch.next = ending == .cancel ? nil : Waiting(seat: next.seat, scroll: next.scroll,
+                                                           goalMillimetres: next.goalMillimetres, ending: ending)
+            state = .touching(touch)
+            return nil
+        case .touching(var touch):
+            touch.ending = ending
+            touch.goalMillimetres = Self.goal(of: ending, from: touch.goalMillimetres)
+            state = .touching(touch)
+            return step(at: now)
+        case .landing(var waiting, let lifted):
+            guard waiting.ending == nil else { return nil }
+            if ending == .cancel {
+                state = .idle
+            } else {
+                waiting.ending = ending
+                state = .landing(waiting, lifted: lifted)
+            }
+            return nil
         }
-        state = .touching(touch)
-        return step(at: now)
     }
 
     /// One frame toward the goal, at most the speed allows since the last frame; then
@@ -229,7 +315,7 @@ public struct TouchpadBridge: Sendable {
         }
         if touch.ending != nil && touch.travelMillimetres == touch.goalMillimetres {
             actions.append(.lift)
-            state = .idle
+            state = touch.next.map { .landing($0, lifted: now) } ?? .idle
         } else {
             state = .touching(touch)
         }
