@@ -67,8 +67,10 @@ public struct ServerLimits: Sendable, Hashable {
     /// Bytes read from one client per round at most. Default 16 KiB: a few hundred
     /// ordinary requests; a 64 KiB line arrives over four rounds.
     public var bytesPerClientPerRound = 16 << 10
-    /// Connections accepted per round at most. Default 32, so that a flood of them cannot
-    /// starve the devices; the kernel queues the rest (``SocketServer/listenBacklog``).
+    /// Connections accepted per round at most. Default 32, and none past half of
+    /// ``clientTimePerRound`` but the first, so that a flood of them cannot starve the
+    /// devices or the connected clients; the kernel queues the rest
+    /// (``SocketServer/listenBacklog``).
     public var acceptsPerRound = 32
 
     // MARK: Time

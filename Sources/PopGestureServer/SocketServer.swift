@@ -126,6 +126,9 @@ public final class SocketServer: @unchecked Sendable {
     /// Stands in for a client's input while it is framed.
     private let noInput = ByteBuffer()
 
+    /// Connections open now, before and after `hello`.
+    public var connectionCount: Int { clients.count }
+
     /// Starts listening.
     ///
     /// - Parameters:
@@ -245,7 +248,15 @@ public final class SocketServer: @unchecked Sendable {
     /// carrying out their requests), then the deadlines that fell due.
     public func handle(_ results: ArraySlice<pollfd>) {
         var index = results.startIndex
-        if results[index].revents != 0 { acceptAll() }
+        // Accepts (each with its sd-login look-ups) and requests share the round's time:
+        // accepts take at most half of it, so that a flood of connections can neither
+        // delay the next frame nor keep the connected clients from their turns.
+        var deadline: Timestamp?
+        if results[index].revents != 0 {
+            let start = clock()
+            deadline = start + limits.clientTimePerRound
+            acceptAll(until: start + limits.clientTimePerRound / 2)
+        }
         index += 1
         for id in polled {
             defer { index += 1 }
@@ -255,18 +266,17 @@ public final class SocketServer: @unchecked Sendable {
             // One with input left over is in `turns` already (appendDescriptors(to:)).
             if !hasUnhandledInput && revents & (POLLIN | POLLHUP | POLLERR) != 0 { turns.append(id) }
         }
-        if !turns.isEmpty { serveInTurn() }
+        if !turns.isEmpty { serveInTurn(until: deadline ?? clock() + limits.clientTimePerRound) }
         if let due = state.nextDeadline, due <= clock() { run(state.tick(at: clock())) }
     }
 
     /// Serves ``turns`` within the round's budget (lines and time), starting at
     /// ``firstTurn``; the next round starts after the last client served, so that every
     /// client gets its turn.
-    private func serveInTurn() {
+    private func serveInTurn(until deadline: Timestamp) {
         turns.sort()
         let start = turns.firstIndex { $0 >= firstTurn } ?? 0
         var linesLeft = limits.linesPerRound
-        let deadline = clock() + limits.clientTimePerRound
         for offset in turns.indices {
             let id = turns[(start + offset) % turns.count]
             guard linesLeft > 0, clock() < deadline else {
@@ -387,8 +397,11 @@ public final class SocketServer: @unchecked Sendable {
 
     // MARK: - Clients
 
-    private func acceptAll() {
-        for _ in 0..<limits.acceptsPerRound {
+    /// Accepts up to ``ServerLimits/acceptsPerRound`` connections, and none after
+    /// `deadline` but the first: the kernel keeps the rest for the next round.
+    private func acceptAll(until deadline: Timestamp) {
+        for accepted in 0..<limits.acceptsPerRound {
+            if accepted > 0, clock() >= deadline { return }
             // accept4 is hidden behind _GNU_SOURCE from Swift: two fcntls instead.
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else {
