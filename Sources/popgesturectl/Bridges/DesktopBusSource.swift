@@ -21,12 +21,14 @@ final class DesktopBusSource: FocusSource {
 
     /// Connects, owns the bridge's name and serves its object. Throws `CtlFailure` (exit 2)
     /// when there is no session bus, the compositor is not on it, or another bridge owns the name.
-    init(compositorName: String, shownName: String, log: @escaping (String) -> Void) throws {
+    /// - Parameter busAddress: the session bus's address; by default the session's (tests
+    ///   give a private bus's).
+    init(compositorName: String, shownName: String, busAddress: String? = nil, log: @escaping (String) -> Void) throws {
         self.compositorName = compositorName
         self.shownName = shownName
         self.log = log
         do {
-            bus = try SessionBus()
+            bus = try SessionBus(address: busAddress)
             try bus.watch(
                 "type='signal',sender='org.freedesktop.DBus',interface='org.freedesktop.DBus',"
                     + "member='NameOwnerChanged',arg0='\(compositorName)'"
@@ -80,11 +82,31 @@ final class DesktopBusSource: FocusSource {
     }
 
     private func ownerChanged(_ signal: DBusSignal) {
-        guard signal.member == "NameOwnerChanged", signal.arguments.count == 3,
-              case .string(let name) = signal.arguments[0], name == compositorName,
+        guard let owner = Self.newOwner(of: compositorName, in: signal) else {
+            if signal.member == "NameOwnerChanged", signal.sender != Self.busDaemon,
+               refusalsLogged.count < Self.maximumRefusalsLogged,
+               refusalsLogged.insert("\(signal.sender) NameOwnerChanged").inserted {
+                log("ignored a NameOwnerChanged from \(signal.sender): only the bus's own counts")
+            }
+            return
+        }
+        compositor = owner
+        if owner == nil { events.append(.ended("\(shownName) left the session bus; done")) }
+    }
+
+    /// The bus daemon's own name, the sender of its signals.
+    static let busDaemon = "org.freedesktop.DBus"
+
+    /// The new owner of `name` (nil: none) that `signal` reports, when it is the bus
+    /// daemon's NameOwnerChanged for that name; nil when the signal says nothing. Any
+    /// program of the session can send NameOwnerChanged to the bridge (unicast, from its
+    /// own connection): taken, one would repoint "the compositor" to itself, or end the
+    /// bridge with exit 0. Only the bus daemon's word counts.
+    static func newOwner(of name: String, in signal: DBusSignal) -> String?? {
+        guard signal.sender == busDaemon, signal.member == "NameOwnerChanged", signal.arguments.count == 3,
+              case .string(let changed) = signal.arguments[0], changed == name,
               case .string(let owner) = signal.arguments[2]
-        else { return }
-        compositor = owner.isEmpty ? nil : owner
-        if owner.isEmpty { events.append(.ended("\(shownName) left the session bus; done")) }
+        else { return nil }
+        return .some(owner.isEmpty ? nil : owner)
     }
 }

@@ -25,12 +25,33 @@ final class SessionBus {
     /// as `.tooLong`, never copied (the bus allows 128 MiB messages).
     static let maximumValueBytes = 4096
 
-    /// Connects to `$DBUS_SESSION_BUS_ADDRESS`, else the user's bus in `$XDG_RUNTIME_DIR`.
-    init() throws(DBusError) {
+    /// Connects to `address` (a D-Bus address, `unix:path=…`), by default
+    /// `$DBUS_SESSION_BUS_ADDRESS`, else the user's bus in `$XDG_RUNTIME_DIR`.
+    init(address: String? = nil) throws(DBusError) {
         var bus: OpaquePointer?
-        let result = sd_bus_open_user(&bus)
-        guard result >= 0, let bus else { throw DBusError(errno: -result, "cannot connect to the session bus") }
+        guard let address else {
+            let result = sd_bus_open_user(&bus)
+            guard result >= 0, let bus else { throw DBusError(errno: -result, "cannot connect to the session bus") }
+            self.bus = bus
+            return
+        }
+        var result = sd_bus_new(&bus)
+        guard result >= 0, let bus else { throw DBusError(errno: -result, "cannot make a bus connection") }
+        result = sd_bus_set_address(bus, address)
+        if result >= 0 { result = sd_bus_set_bus_client(bus, 1) }
+        if result >= 0 { result = sd_bus_start(bus) }
+        guard result >= 0 else {
+            sd_bus_unref(bus)
+            throw DBusError(errno: -result, "cannot connect to the bus at \(address)")
+        }
         self.bus = bus
+    }
+
+    /// This connection's unique name on the bus (`:1.42`).
+    var uniqueName: String? {
+        var name: UnsafePointer<CChar>?
+        guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
+        return String(cString: name)
     }
 
     deinit {
@@ -71,7 +92,8 @@ final class SessionBus {
             guard let message, let userdata else { return 0 }
             let bus = Unmanaged<SessionBus>.fromOpaque(userdata).takeUnretainedValue()
             let member = sd_bus_message_get_member(message).map { String(cString: $0) } ?? ""
-            bus.onSignal?(DBusSignal(member: member, arguments: SessionBus.arguments(of: message)))
+            let sender = sd_bus_message_get_sender(message).map { String(cString: $0) } ?? ""
+            bus.onSignal?(DBusSignal(member: member, sender: sender, arguments: SessionBus.arguments(of: message)))
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())
         guard result >= 0, let slot else { throw DBusError(errno: -result, "cannot watch \(rule)") }
@@ -264,9 +286,14 @@ struct DBusCall: Equatable {
     var arguments: [DBusValue]
 }
 
-/// A signal a match let through.
+/// A signal a match let through. A match rule's `sender=` with a well-known name does
+/// not check who sent it: any connection may send a signal to another (unicast) with
+/// any member and arguments. Only ``sender``, which the bus daemon sets, says who.
 struct DBusSignal: Equatable {
     var member: String
+    /// The sending connection's unique name (`:1.42`), or `org.freedesktop.DBus` for
+    /// the bus daemon itself.
+    var sender: String
     var arguments: [DBusValue]
 }
 
