@@ -11,6 +11,19 @@ import SystemPackage
 /// What the KDE and GNOME bridges' tests share: a session bus of their own, GTK windows
 /// with known app ids, and a stand-in daemon that records what the bridge sends.
 enum DesktopSession {
+    /// Makes /tmp/.X11-unix root's, mode 1777, as systemd-tmpfiles' x11.conf does at boot.
+    /// mutter starts Xwayland only in a directory of root's or its own; the sway tests run
+    /// their Xwayland as nobody, which makes the directory nobody's when it is not there
+    /// yet. Only root can; for others it is left as it is.
+    static func ensureX11SocketDirectory() {
+        guard geteuid() == 0 else { return }
+        let path = "/tmp/.X11-unix"
+        if mkdir(path, 0o1777) != 0 && errno != EEXIST { return }
+        _ = chown(path, 0, 0)
+        _ = chmod(path, 0o1777)
+    }
+
+
     /// A private session bus (a `dbus-daemon` of the session's kind, as `dbus-run-session`
     /// starts one), in a directory that is also the session's HOME and XDG_RUNTIME_DIR.
     /// It activates no services: nothing of the host's session (the accessibility bus,

@@ -81,6 +81,7 @@ struct GNOMEBridgeTests {
                 .write(to: hook.appendingPathComponent("metadata.json"))
 
             systemBus = try DesktopSession.Bus()
+            DesktopSession.ensureX11SocketDirectory()
             process = try bus.start(
                 shell, ["--headless", "--virtual-monitor", "1280x800", "--wayland-display", display], name: "gnome-shell",
                 environment: [
