@@ -78,6 +78,11 @@ public struct ClientConnectionState: Sendable {
     public let limits: ClientLimits
 
     public private(set) var state = State.idle
+    /// The daemon said `paused` on this connection (its user is not at a seat now: a user
+    /// switch) and not yet `resumed`: no events come, and `status`, `stack` and a shell's
+    /// reports get `seat-inactive`; the connection and the record stay. False again on
+    /// a new connection.
+    public private(set) var isPaused = false
     /// The navigators this client owns, as the daemon confirmed them, in the order they
     /// are re-created: the one brought to the front last (created or `front`) is last.
     public private(set) var navigators: [OwnedNavigator] = []
@@ -219,6 +224,8 @@ public struct ClientConnectionState: Sendable {
         }
         switch message {
         case .event(let event):
+            if case .paused = event { isPaused = true }
+            if case .resumed = event { isPaused = false }
             if case .back(let navigator, let popped, _, _) = event,
                let index = navigators.firstIndex(where: { $0.id == navigator }),
                navigators[index].pages.count > 1, navigators[index].pages.last?.id == popped
@@ -302,6 +309,7 @@ public struct ClientConnectionState: Sendable {
                 return giveUp("popgestured chose protocol version \(version), which this client did not offer (\(offered))")
             }
             state = .ready(version: version, client: client)
+            isPaused = false
             reconnectDelay = limits.initialReconnectDelay
             var lines = navigators.map { emit($0.createRequest, purpose: .restore) }
             if let focused { lines.append(emit(.focus(focused: focused), purpose: .restore)) }

@@ -10,7 +10,9 @@ public enum ClientEvent: Sendable, Hashable {
     /// re-created right after it.
     case connected(version: Int64, client: Int64)
     /// An event of the daemon: `pop-began`, `pop-progress`, `pop-finished`, `back`, … for
-    /// the navigators this client owns, and every event once it subscribed.
+    /// the navigators this client owns, and every event once it subscribed. `paused` and
+    /// `resumed` bracket a user switch away and back: the connection and the navigators
+    /// stay, and nothing needs doing (``ClientConnectionState/isPaused``).
     case event(ServerEvent)
     /// The reply to the request with this id (what the request method returned), when it
     /// was sent without a completion: a `ServerReply` (`ok`, `stack`, `status`), or why it failed.

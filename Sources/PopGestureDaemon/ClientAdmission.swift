@@ -57,6 +57,8 @@ public final class ClientAdmission: Sendable {
     public let daemonUID: UInt32
     private let mode: Mutex<ClientsMode>
     private let seatUsers: @Sendable () -> SeatUsers
+    /// Whether a uid has a session on a seat, active or not.
+    private let hasSeatSession: @Sendable (UInt32) -> Bool
     /// The seat a peer works at: its navigators get that seat's swipes, and it may be
     /// that seat's shell only.
     public let seatOf: @Sendable (PeerCredentials?) -> Seat
@@ -65,15 +67,18 @@ public final class ClientAdmission: Sendable {
     ///   - seatUsers: asked at each connection under `seat`, so a user who takes over
     ///     the seat can connect at once. Default: logind's (``SeatUsers/current()``).
     ///   - seatOf: default logind's (``SeatUsers/seat(of:)``).
+    ///   - hasSeatSession: default logind's (``SeatUsers/hasSeatSession(uid:)``).
     public init(
         mode: ClientsMode, daemonUID: UInt32 = getuid(),
         seatUsers: @escaping @Sendable () -> SeatUsers = SeatUsers.current,
-        seatOf: @escaping @Sendable (PeerCredentials?) -> Seat = SeatUsers.seat(of:)
+        seatOf: @escaping @Sendable (PeerCredentials?) -> Seat = SeatUsers.seat(of:),
+        hasSeatSession: @escaping @Sendable (UInt32) -> Bool = SeatUsers.hasSeatSession(uid:)
     ) {
         self.daemonUID = daemonUID
         self.mode = Mutex(mode)
         self.seatOf = seatOf
         self.seatUsers = seatUsers
+        self.hasSeatSession = hasSeatSession
     }
 
     public var currentMode: ClientsMode { mode.withLock { $0 } }
@@ -82,9 +87,14 @@ public final class ClientAdmission: Sendable {
         mode.withLock { $0 = newMode }
     }
 
-    /// For the socket server: decides each connection with the mode of that moment.
+    /// For the socket server: decides each connection with the mode of that moment. A
+    /// refused peer whose user has a session on a seat, not the active one (another
+    /// user switched in), waits connected and paused until that user is back.
     public var policy: ConnectionPolicy {
-        ConnectionPolicy { [self] peer in refusal(of: peer) }
+        ConnectionPolicy({ [self] peer in refusal(of: peer) }, mayWait: { [self] peer in
+            guard let peer else { return false }
+            return hasSeatSession(peer.uid)
+        })
     }
 
     /// Who may be a seat's shell (`hello` with `"role":"shell"`): root, the daemon's

@@ -47,6 +47,13 @@ public struct SeatUsers: Sendable, Hashable {
         return users
     }
 
+    /// Whether the user has a session on some seat, active or not (`sd_uid_get_seats`):
+    /// a user another one switched away from, whose clients wait paused.
+    @Sendable
+    public static func hasSeatSession(uid: UInt32) -> Bool {
+        sd_uid_get_seats(uid_t(uid), 0, nil) > 0
+    }
+
     /// The seat a connecting process works at, as logind says: its session's seat
     /// (`sd_pid_get_session`, `sd_session_get_seat`); for a process in no session with a
     /// seat (a `systemd --user` service, such as a bridge), the seat its user is active

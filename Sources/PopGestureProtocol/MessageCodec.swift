@@ -227,6 +227,10 @@ public enum MessageCodec {
             member("output", screen.output)
             member("direction", screen.direction)
             member("directionSource", screen.directionSource)
+        case .paused(let reason):
+            member("reason", reason)
+        case .resumed:
+            break
         }
         if let time = event.timeMicroseconds {
             writer.key("time_us")
@@ -411,6 +415,10 @@ public enum MessageCodec {
                 navigator: try f.optionalString("navigator"))
         case .screenChanged:
             return .screenChanged(try screen(f))
+        case .paused:
+            return .paused(reason: try f.optionalString("reason") ?? "")
+        case .resumed:
+            return .resumed
         case .backInput:
             return .backInput(
                 app: try f.optionalString("app"), input: try f.string("input"),

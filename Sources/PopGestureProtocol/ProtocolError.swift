@@ -51,6 +51,10 @@ public struct ProtocolError: Error, Hashable, Sendable, CustomStringConvertible 
         public static let lineTimeout = Code(rawValue: "line-timeout")
         /// The peer may not use this socket (see "Who may connect"); the connection is closed.
         public static let notPermitted = Code(rawValue: "not-permitted")
+        /// The client's user is not the active user of a seat now (a user switch, see
+        /// `paused`): a request that reads or steers the seat waits until `resumed`. The
+        /// connection stays.
+        public static let seatInactive = Code(rawValue: "seat-inactive")
         /// Reserved: the daemon answers each request in the round that reads it and no
         /// longer sends this (it once meant a full queue of requests for the engine). Kept
         /// so that code comparing it still builds; a client that gets it treats it as any

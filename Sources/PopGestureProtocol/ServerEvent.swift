@@ -35,6 +35,14 @@ public enum ServerEvent: Sendable, Hashable {
     /// The rotation of the touchscreens or the text direction in force changed, and who
     /// says it: as `status`'s `screen` (without the sensor's state). Observers only.
     case screenChanged(ServerReply.Status.Screen)
+    /// The client's user is no longer the active user of a seat (another user switched
+    /// in): no events come, and requests that read or steer the seat get `seat-inactive`,
+    /// until `resumed`. The connection and the client's navigators stay. To the client
+    /// alone, from the socket side.
+    case paused(reason: String)
+    /// The client's user is active again: events come again, and every request is
+    /// answered as before. A client that was the shell is the shell again.
+    case resumed
 
     /// The event types, as `"type"` names them.
     public enum Kind: String, Sendable, Hashable, CaseIterable {
@@ -49,6 +57,7 @@ public enum ServerEvent: Sendable, Hashable {
         case backInput = "back-input"
         case focusChanged = "focus-changed"
         case screenChanged = "screen-changed"
+        case paused, resumed
     }
 
     public var kind: Kind {
@@ -66,6 +75,8 @@ public enum ServerEvent: Sendable, Hashable {
         case .backInput: .backInput
         case .focusChanged: .focusChanged
         case .screenChanged: .screenChanged
+        case .paused: .paused
+        case .resumed: .resumed
         }
     }
 
@@ -75,7 +86,9 @@ public enum ServerEvent: Sendable, Hashable {
         case .popBegan(let n, _, _, _), .popProgress(let n, _, _, _), .popFinished(let n, _, _, _),
              .popCancelled(let n, _, _, _), .back(let n, _, _, _), .bar(let n, _, _):
             n
-        case .rejected, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged, .screenChanged: nil
+        case .rejected, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged, .screenChanged,
+             .paused, .resumed:
+            nil
         }
     }
 
@@ -86,7 +99,7 @@ public enum ServerEvent: Sendable, Hashable {
              .popCancelled(_, _, _, let t), .back(_, _, _, let t), .rejected(_, _, let t), .inputBegan(_, let t),
              .inputProgress(_, _, _, let t), .inputCancelled(_, _, let t), .backInput(_, _, _, let t):
             t
-        case .bar, .focusChanged, .screenChanged: nil
+        case .bar, .focusChanged, .screenChanged, .paused, .resumed: nil
         }
     }
 

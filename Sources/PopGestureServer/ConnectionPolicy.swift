@@ -9,9 +9,18 @@ public struct ConnectionPolicy: Sendable {
     /// Returns nil to admit the peer, or the reason it is refused (for the log and the
     /// error message). `nil` credentials mean the kernel would not say who it is.
     public let decide: @Sendable (PeerCredentials?) -> String?
+    /// Whether a peer ``decide`` refuses may wait instead, connected and paused, until it
+    /// is admitted: a user with a session on a seat that is not the active one (a user
+    /// switched away), whose apps and bridge come back when the user does. Asked only
+    /// of refused peers. Default: nobody waits.
+    public let mayWait: @Sendable (PeerCredentials?) -> Bool
 
-    public init(_ decide: @escaping @Sendable (PeerCredentials?) -> String?) {
+    public init(
+        _ decide: @escaping @Sendable (PeerCredentials?) -> String?,
+        mayWait: @escaping @Sendable (PeerCredentials?) -> Bool = { _ in false }
+    ) {
         self.decide = decide
+        self.mayWait = mayWait
     }
 
     /// Everyone who can reach the socket file. For tests and for `clients = any`.

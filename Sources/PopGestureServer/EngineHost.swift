@@ -173,6 +173,10 @@ public struct EngineHost {
         case .identified(let app, let pid, let uid, let seat, let isShell):
             feed.engine.identify(
                 request.client, app: app, pid: pid, uid: uid, seat: seat, isShell: isShell, at: request.time)
+        case .paused:
+            feed.engine.clientPaused(request.client, at: request.time)
+        case .resumed(let asShell):
+            feed.engine.clientResumed(request.client, asShell: asShell, at: request.time)
         case .clientGone:
             let client = request.client
             let removed = feed.engine.navigation.navigators.values.filter { $0.owner == client }.map(\.id).sorted()

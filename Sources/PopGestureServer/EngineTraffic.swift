@@ -15,6 +15,11 @@ public struct EngineRequest: Sendable, Hashable {
         /// seat, and whether the socket side let it be that seat's shell. No reply; at
         /// most one per connection.
         case identified(app: String?, pid: Int32?, uid: UInt32?, seat: Seat, isShell: Bool)
+        /// The client's user lost the seat: its navigators get no back, and a shell is
+        /// its seat's shell no more. No reply.
+        case paused
+        /// The client's user is active again; `asShell`: it is its seat's shell again. No reply.
+        case resumed(asShell: Bool)
     }
 
     public var client: ClientID

@@ -72,6 +72,10 @@ public struct ServerState {
         public internal(set) var greeted = false
         /// Subscribed: receives every event, `rejected` included.
         public internal(set) var observer = false
+        /// Its user is not a seat's active user now (a user switch): it gets no events and
+        /// `seat-inactive` for the requests that read or steer the seat, until resumed.
+        /// Its connection, navigators and subscription stay.
+        public internal(set) var paused = false
         /// When the connection was accepted: `hello` is due within ``ServerLimits/helloTimeout``.
         public let connectedAt: Timestamp
         /// When the input last stopped inside a line (bytes without their `\n`); nil
@@ -148,7 +152,8 @@ public struct ServerState {
         let id = ClientID(nextClient)
         nextClient += 1
         let who = credentials.map(\.description) ?? "no peer credentials"
-        if let reason = admission.decide(credentials) {
+        let waiting = admission.decide(credentials)
+        if let reason = waiting, !admission.mayWait(credentials) {
             logger.warning("connection refused (\(who)): \(reason)")
             return (id, refusal(id, .notPermitted, "this daemon does not serve you: \(reason)"))
         }
@@ -158,7 +163,8 @@ public struct ServerState {
         }
         let seat = seatOf(credentials)
         clients[id] = Client(id: id, name: nil, credentials: credentials, seat: seat, connectedAt: time)
-        logger.info("\(id) connected (\(who), \(seat))")
+        clients[id]?.paused = waiting != nil
+        logger.info("\(id) connected (\(who), \(seat))\(waiting.map { ", paused: \($0)" } ?? "")")
         return (id, [])
     }
 
@@ -391,25 +397,62 @@ public struct ServerState {
     }
 
     /// Who may connect, or be the shell, may have changed (logind says a seat's active
-    /// session changed): every client is asked again, as at its connection. A client
-    /// the admission policy now refuses gets `not-permitted` and is closed; a shell whose
-    /// user may no longer be the shell gets `shell-refused` and is closed, so that the new
-    /// seat user's bridge can take its place at once. The rest notice nothing.
+    /// session changed): every client is asked again, as at its connection. A client the
+    /// admission policy now refuses, or a shell whose user may no longer be its seat's
+    /// shell, is paused, never closed: it gets `paused`, then no events, and
+    /// `seat-inactive` for the requests that read or steer the seat; a shell gives its
+    /// seat's role up, so that the new user's bridge can take it at once. A paused client
+    /// admitted again gets `resumed`, and a shell its role back when its seat has no
+    /// other (else `shell-taken`, and it is closed). Pauses come first, so that a role
+    /// freed by one user's pause goes to the other's resume in the same review.
     public mutating func reviewAdmission(at time: Timestamp) -> [ServerAction] {
         var actions: [ServerAction] = []
+        var resuming: [ClientID] = []
         for id in clients.keys.sorted() {
             guard let client = clients[id] else { continue }
-            if let reason = admission.decide(client.credentials) {
-                let message = "this daemon no longer serves you: \(reason)"
-                actions.append(.send(id, line: OutgoingLine.encoding(ProtocolError(.notPermitted, message))))
-                disconnect(id, reason: "admission revoked: \(reason)", at: time, into: &actions)
-            } else if client.isShell, let reason = shells.decide(client.credentials) {
-                let message = "no longer the shell: \(reason)"
-                actions.append(.send(id, line: OutgoingLine.encoding(ProtocolError(.shellRefused, message))))
-                disconnect(id, reason: "shell revoked: \(reason)", at: time, into: &actions)
+            let refusal = admission.decide(client.credentials)
+                ?? (client.isShell ? shells.decide(client.credentials) : nil)
+            if let refusal, !client.paused {
+                pause(id, because: refusal, at: time, into: &actions)
+            } else if refusal == nil, client.paused {
+                resuming.append(id)
             }
         }
+        for id in resuming { resume(id, at: time, into: &actions) }
         return actions
+    }
+
+    private mutating func pause(_ id: ClientID, because reason: String, at time: Timestamp, into actions: inout [ServerAction]) {
+        guard let client = clients[id] else { return }
+        clients[id]?.paused = true
+        if seatShells[client.seat] == id {
+            seatShells[client.seat] = nil
+            logger.info("\(client.logName) is no longer the shell of \(client.seat), until its user is back")
+        }
+        logger.info("\(client.logName) paused: \(reason)")
+        // Before hello there is no one to tell: its hello reply says so.
+        guard client.greeted else { return }
+        actions.append(.send(id, line: Self.pausedLine(client)))
+        actions.append(.toEngine(EngineRequest(client: id, kind: .paused, time: time)))
+    }
+
+    private mutating func resume(_ id: ClientID, at time: Timestamp, into actions: inout [ServerAction]) {
+        guard let client = clients[id] else { return }
+        if client.isShell, let shell = seatShells[client.seat] {
+            let message = "\(shell) is the shell of \(client.seat) now; there is one at a time"
+            actions.append(.send(id, line: OutgoingLine.encoding(ProtocolError(.shellTaken, message))))
+            disconnect(id, reason: "back from a pause, but \(message)", at: time, into: &actions)
+            return
+        }
+        clients[id]?.paused = false
+        if client.isShell {
+            seatShells[client.seat] = id
+            logger.info("\(client.logName) is the shell of \(client.seat) again")
+        }
+        logger.info("\(client.logName) resumed")
+        guard client.greeted else { return }
+        actions.append(.toEngine(EngineRequest(client: id, kind: .resumed(asShell: client.isShell), time: time)))
+        actions.append(.send(id, line: Self.resumedLine))
     }
 
     /// The daemon is stopping: close every connection.
@@ -425,6 +468,14 @@ public struct ServerState {
         _ identified: IdentifiedRequest, from client: ClientID, at time: Timestamp, into actions: inout [ServerAction]
     ) {
         guard let entry = clients[client] else { return }
+        if entry.paused, entry.greeted, Self.waitsForTheSeat(identified.request) {
+            let error = ProtocolError(
+                .seatInactive, "uid \(entry.credentials.map { String($0.uid) } ?? "unknown") is not the active user of a seat "
+                    + "now: \(identified.request.type) waits until resumed",
+                request: identified.request.type)
+            actions.append(.send(client, line: OutgoingLine.encoding(.error(error), id: identified.id)))
+            return
+        }
         guard entry.greeted, EngineRequest.isEngines(identified.request) else {
             // hello-required too: a client not greeted has nothing with the engine side.
             perform(identified, from: client, at: time, into: &actions)
@@ -432,6 +483,33 @@ public struct ServerState {
         }
         actions.append(.toEngine(EngineRequest(
             client: client, kind: .request(identified.request, id: identified.id), time: time)))
+    }
+
+    /// The requests a paused client gets `seat-inactive` for: those that read what happens
+    /// at the seat (`status`, `stack`, which shows any navigator) or steer it (a shell's
+    /// reports). Its own navigators' changes, `focus` and `subscribe` are taken as ever:
+    /// they show nothing of the seat, and keep the client's record true for its return.
+    static func waitsForTheSeat(_ request: ClientRequest) -> Bool {
+        switch request {
+        case .status, .stack, .focusedWindow, .rotation, .outputs, .textDirection: true
+        case .hello, .subscribe, .unsubscribe, .create, .push, .pop, .replace, .update, .settle, .front, .remove,
+             .configure, .focus:
+            false
+        }
+    }
+
+    /// `{"type":"paused","reason":…}` for `client`.
+    private static func pausedLine(_ client: Client) -> OutgoingLine {
+        let uid = client.credentials.map { "uid \($0.uid)" } ?? "this client's user"
+        var writer = JSONWriter()
+        MessageCodec.write(ServerEvent.paused(reason: "\(uid) is not the active user of a seat now"), to: &writer)
+        return OutgoingLine(writer)
+    }
+
+    private static var resumedLine: OutgoingLine {
+        var writer = JSONWriter()
+        MessageCodec.write(ServerEvent.resumed, to: &writer)
+        return OutgoingLine(writer)
     }
 
     /// A request the socket side answers itself.
@@ -469,7 +547,8 @@ public struct ServerState {
                 disconnect(client, reason: "no place after hello: \(full)", at: time, into: &actions)
                 return
             }
-            if role == .shell && !entry.isShell {
+            // A paused shell takes its seat's role when its user is back (``reviewAdmission(at:)``).
+            if role == .shell && !entry.isShell && !entry.paused {
                 if let reason = shells.decide(entry.credentials) {
                     logger.warning("\(entry.logName) may not be the shell: \(reason)")
                     refuse(
@@ -488,20 +567,29 @@ public struct ServerState {
                 clients[client]?.greeted = true
                 greetedCount += 1
                 clients[client]?.app = app
+                let holdsShell = role == .shell && !entry.paused
                 if role == .shell {
                     clients[client]?.isShell = true
-                    seatShells[entry.seat] = client
-                    logger.info("\(entry.logName) is the shell of \(entry.seat)")
+                    if holdsShell {
+                        seatShells[entry.seat] = client
+                        logger.info("\(entry.logName) is the shell of \(entry.seat)")
+                    }
                 }
                 actions.append(.toEngine(EngineRequest(
                     client: client,
                     kind: .identified(
                         app: app, pid: entry.credentials?.pid, uid: entry.credentials?.uid, seat: entry.seat,
-                        isShell: role == .shell),
+                        isShell: holdsShell),
                     time: time)))
+                if entry.paused {
+                    actions.append(.toEngine(EngineRequest(client: client, kind: .paused, time: time)))
+                }
             }
             logger.debug("\(client): hello, protocol \(version), \(name.map { "\"\($0)\"" } ?? "no name")\(app.map { ", app \($0)" } ?? "")")
             reply(.hello(version: version, server: Self.serverName, client: Int64(client.rawValue)))
+            if !entry.greeted, entry.paused {
+                actions.append(.send(client, line: Self.pausedLine(entry)))
+            }
             return
         }
         guard clients[client]?.greeted == true else {
@@ -566,16 +654,24 @@ public struct ServerState {
     /// Hands an engine event to its owner and to every observer who may see `seat`'s
     /// events (``maySee(seat:by:)``), each line once per client.
     private mutating func route(_ event: EngineEvent, seat: Seat, into actions: inout [ServerAction]) {
-        let owner = event.owner.flatMap { clients[$0] == nil ? nil : $0 }
+        // A paused owner hears only that a pop over its page was cancelled (at its pause),
+        // so that its page goes back; nothing else of the seat.
+        let owner = event.owner.flatMap { id in
+            clients[id].map { !$0.paused || Self.putsBack(event) } == true ? id : nil
+        }
         guard owner != nil || !observers.isEmpty else { return }
         lineWriter.removeAll()
         MessageCodec.write(ServerEvent(event), to: &lineWriter)
         let line = OutgoingLine(lineWriter)
         if let owner { actions.append(.send(owner, line: line)) }
         for observer in observers where observer != owner {
-            guard let entry = clients[observer], maySee(seat: seat, by: entry) else { continue }
+            guard let entry = clients[observer], !entry.paused, maySee(seat: seat, by: entry) else { continue }
             actions.append(.send(observer, line: line))
         }
+    }
+
+    private static func putsBack(_ event: EngineEvent) -> Bool {
+        if case .popCancelled = event { true } else { false }
     }
 
     /// Whether `viewer` sees what happens on `seat` (swipes, focus, backs): when it works
@@ -590,7 +686,7 @@ public struct ServerState {
     func maySee(_ client: Client, by viewer: Client) -> Bool {
         guard let uid = viewer.credentials?.uid else { return false }
         if unlimitedUsers.contains(uid) || client.credentials?.uid == uid { return true }
-        return viewer.isShell && viewer.seat == client.seat
+        return seatShells[viewer.seat] == viewer.id && viewer.seat == client.seat
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

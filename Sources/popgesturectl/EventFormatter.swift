@@ -67,6 +67,10 @@ struct EventFormatter {
                 + "  → \(navigator.map { "navigator \($0)" } ?? "back input")"
         case .screenChanged(let screen):
             StatusTable.screenFields(screen)
+        case .paused(let reason):
+            "\(reason)  (until resumed)"
+        case .resumed:
+            "served again"
         }
     }
 

@@ -167,6 +167,21 @@ import Testing
 
     // MARK: - Requests and replies
 
+    /// Issue 28: a user switch used to close the connection; the Swift client then gave up.
+    @Test("paused and resumed by a user switch: the connection and the record stay, nothing is re-sent, the app is told")
+    func pausedAndResumed() {
+        var (machine, _) = greeted()
+        let paused = machine.received(Self.line(.paused(reason: "uid 1000 is not the active user of a seat now")), now: t0)
+        #expect(Self.delivered(paused) == [.event(.paused(reason: "uid 1000 is not the active user of a seat now"))])
+        #expect(Self.sent(paused).isEmpty)
+        #expect(machine.isPaused)
+        #expect(machine.state == .ready(version: 1, client: 3), "still connected, still the same client")
+        let resumed = machine.received(Self.line(.resumed), now: t0)
+        #expect(Self.delivered(resumed) == [.event(.resumed)])
+        #expect(Self.sent(resumed).isEmpty, "the daemon kept the navigators: nothing to re-create")
+        #expect(!machine.isPaused)
+    }
+
     @Test("requests wait for the hello reply, then go out in order")
     func requestsWaitForHello() throws {
         var machine = ClientConnectionState(app: nil, name: nil)

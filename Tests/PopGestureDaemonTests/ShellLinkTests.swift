@@ -44,6 +44,26 @@ import PopGestureProtocol
         #expect(link.state == .ready(sent: Self.one))
     }
 
+    /// Issue 28: a user switch closed the bridge, and its unit's start limit left it dead.
+    @Test("paused by a user switch it sends nothing and stays connected; resumed, it sends what the source said meanwhile")
+    func pausedAndResumed() throws {
+        var link = try Self.ready()
+        _ = link.focused(Self.one)
+        let paused = link.received(MessageCodec.encode(.paused(reason: "uid 1000 is not the active user of a seat now")))
+        #expect(link.state == .paused)
+        #expect(paused.contains { if case .log(let line) = $0 { line.hasPrefix("paused: uid 1000") } else { false } })
+        #expect(!paused.contains { if case .retry = $0 { true } else if case .fail = $0 { true } else { false } })
+        #expect(try Self.sends(link.focused(Self.two)).isEmpty, "nothing goes out while another user is at the seat")
+        #expect(try Self.sends(link.rotated(OutputRotation(degrees: 90, output: "DSI-1")!)).isEmpty)
+        let resumed = link.received(MessageCodec.encode(.resumed))
+        #expect(try Self.sends(resumed) == [.focusedWindow(app: "two", pid: 200), .rotation(degrees: 90, output: "DSI-1")])
+        #expect(link.state == .ready(sent: Self.two, sentRotation: OutputRotation(degrees: 90, output: "DSI-1")))
+        // A seat-inactive reply to a request sent just before the pause is no problem to log.
+        let late = link.received(MessageCodec.encode(
+            ServerReply.error(ProtocolError(.seatInactive, "waits until resumed", request: "focused-window")), id: .integer(99)))
+        #expect(!late.contains { if case .log = $0 { true } else { false } })
+    }
+
     @Test("each change is sent once; the same window again is not")
     func changes() throws {
         var link = try Self.ready()

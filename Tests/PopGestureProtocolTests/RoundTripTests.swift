@@ -197,6 +197,8 @@ struct RoundTripTests {
         .focusChanged(source: "clients", app: nil, pid: nil, navigator: "main"),
         .screenChanged(.init(rotation: 270, rotationSource: "sensor", direction: "ltr", directionSource: "configuration")),
         .screenChanged(.init(rotation: nil, rotationSource: "shell", output: "DSI-1", direction: "rtl", directionSource: "shell")),
+        .paused(reason: "uid 1000 is not the active user of a seat"),
+        .resumed,
     ]
 
     @Test("every event decodes to itself", arguments: events)

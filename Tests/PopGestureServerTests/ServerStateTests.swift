@@ -631,38 +631,130 @@ struct ServerStateTests {
         #expect(h.state.clients.keys.sorted() == [admitted])
     }
 
-    @Test("when a seat's user changes, a client whose user lost it gets not-permitted and is closed; the shell too")
-    func admissionReviewed() {
-        let allowed = Mutex<Set<UInt32>>([1000])
-        let policy = ConnectionPolicy { peer in
-            guard let peer else { return "no credentials" }
-            return allowed.withLock { $0.contains(peer.uid) } ? nil : "uid \(peer.uid) is not at a seat"
-        }
-        var h = Harness()
-        h.state = ServerState(admission: policy, shells: policy, logger: quietLogger)
-        let previousShell = h.connect(greeted: false)
-        _ = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: previousShell)
-        let previousApp = h.owner()
-        #expect(h.state.seatShells[.seat0] == previousShell)
-        // Nothing changed: nobody notices.
-        #expect(h.wired(h.state.reviewAdmission(at: h.time)).isEmpty)
-        // uid 1001 takes the seat.
-        allowed.withLock { $0 = [1001] }
-        let actions = h.wired(h.state.reviewAdmission(at: h.time))
-        #expect(actions.compactMap(\.closed) == [previousShell, previousApp])
-        #expect(actions.lines(to: previousApp).map { json($0)["code"] as? String } == ["not-permitted"])
-        #expect(actions.lines(to: previousApp).first.map(json)?["message"] as? String
-            == "this daemon no longer serves you: uid 1000 is not at a seat")
-        #expect(h.state.clients.isEmpty && h.state.seatShells[.seat0] == nil)
-        #expect(h.engine.navigation.navigators.isEmpty, "the old user's navigators go with its clients")
-        // The new user's bridge is the shell at once.
-        let newShell = h.connect(greeted: false, credentials: PeerCredentials(pid: 77, uid: 1001, gid: 100))
-        let hello = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: newShell)
-        #expect(hello.lines(to: newShell).first.map(json)?["type"] as? String == "hello")
-        #expect(h.state.seatShells[.seat0] == newShell)
+    /// A finger down at 2 % of the width, 60 mm to the right in 150 ms, up: starting `seconds` in.
+    static func backSwipe(at seconds: Int64) -> TouchScript {
+        var finger = TouchScript(device: Fixtures.touchscreen, start: Fixtures.start + .seconds(seconds))
+        finger.down(at: 0.02, 0.5)
+        finger.move(byMillimetres: 60, 0, over: .milliseconds(150))
+        finger.up()
+        return finger
     }
 
-    @Test("a shell whose user may no longer be the shell, but may still connect, gets shell-refused and is closed")
+    /// Issue 28: a user switch closed the old user's clients; they reconnected, were
+    /// refused, and stayed gone after the switch back.
+    @Test("a user switch A → B → A pauses A's app and shell, never closes them; back on A the same connections are served")
+    func userSwitchPausesAndResumes() throws {
+        let active = Mutex<UInt32>(1000)
+        let policy = ConnectionPolicy({ peer in
+            guard let peer else { return "no credentials" }
+            return active.withLock { $0 } == peer.uid ? nil : "uid \(peer.uid) is not at a seat"
+        }, mayWait: { _ in true })
+        var h = Harness()
+        h.state = ServerState(admission: policy, shells: policy, logger: quietLogger)
+        try h.addTouchscreen()
+        let shellA = h.connect(greeted: false)
+        _ = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: shellA)
+        let appA = h.owner()
+        #expect(h.wired(h.state.reviewAdmission(at: h.time)).isEmpty, "nothing changed: nobody notices")
+
+        // B takes the seat: A's two are paused, none is closed.
+        active.withLock { $0 = 1001 }
+        let toB = h.wired(h.state.reviewAdmission(at: h.time))
+        #expect(toB.compactMap(\.closed).isEmpty)
+        #expect(toB.types(to: appA) == ["paused"])
+        #expect(toB.lines(to: appA).first.map(json)?["reason"] as? String == "uid 1000 is not the active user of a seat now")
+        #expect(toB.types(to: shellA) == ["paused"])
+        #expect(h.state.seatShells[.seat0] == nil, "the seat's shell role is free for B's bridge")
+        #expect(h.engine.navigation.navigators["main"]?.pages.map(\.id) == ["root", "detail"], "A's pages stay")
+        // While B is at the screen: A's app gets nothing of a swipe, and seat-inactive for status.
+        #expect(h.play(Self.backSwipe(at: 10)).lines(to: appA).isEmpty)
+        #expect(h.engine.navigation.navigators["main"]?.pages.count == 2, "no back for a paused owner")
+        #expect(h.reply(#"{"type":"status","id":1}"#, from: appA).map(json)?["code"] as? String == "seat-inactive")
+        #expect(h.reply(#"{"type":"focused-window","app":"x","pid":1}"#, from: shellA).map(json)?["code"] as? String
+            == "seat-inactive")
+        #expect(h.reply(#"{"type":"push","navigator":"main","page":{"id":"more"}}"#, from: appA).map(json)?["type"] as? String
+            == "ok", "its own navigator's changes are taken, so its record stays true")
+        // B's bridge is B's seat's shell at once.
+        let shellB = h.connect(greeted: false, credentials: PeerCredentials(pid: 77, uid: 1001, gid: 100))
+        _ = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: shellB)
+        #expect(h.state.seatShells[.seat0] == shellB)
+
+        // Back to A: B's shell is paused, A's are resumed, A's shell is the shell again.
+        active.withLock { $0 = 1000 }
+        let toA = h.wired(h.state.reviewAdmission(at: h.time))
+        #expect(toA.compactMap(\.closed).isEmpty)
+        #expect(toA.types(to: shellB) == ["paused"])
+        #expect(toA.types(to: appA) == ["resumed"])
+        #expect(toA.types(to: shellA) == ["resumed"])
+        #expect(h.state.seatShells[.seat0] == shellA)
+        #expect(h.reply(#"{"type":"focused-window","app":null,"pid":\#(h.state.clients[appA]!.credentials!.pid)}"#,
+                        from: shellA).map(json)?["type"] as? String == "ok")
+        // The same connection gets the next swipe's back.
+        let swipe = h.play(Self.backSwipe(at: 20))
+        #expect(swipe.types(to: appA) == ["pop-began", "pop-progress", "pop-finished", "back", "bar"])
+        #expect(h.state.clients.count == 3)
+    }
+
+    @Test("a pop under the finger when its owner is paused is cancelled, and the owner hears that alone")
+    func pauseCancelsAPopInProgress() throws {
+        let active = Mutex<UInt32>(1000)
+        let policy = ConnectionPolicy({ active.withLock { $0 } == $0?.uid ? nil : "not at a seat" }, mayWait: { _ in true })
+        var h = Harness()
+        h.state = ServerState(admission: policy, logger: quietLogger)
+        try h.addTouchscreen()
+        let app = h.owner()
+        var held = TouchScript(device: Fixtures.touchscreen, start: Fixtures.start + .seconds(5))
+        held.down(at: 0.02, 0.5)
+        held.move(byMillimetres: 30, 0, over: .milliseconds(100))
+        #expect(h.play(held).types(to: app).first == "pop-began")
+        active.withLock { $0 = 1001 }
+        let actions = h.wired(h.state.reviewAdmission(at: h.time))
+        #expect(actions.types(to: app) == ["paused", "pop-cancelled"])
+    }
+
+    @Test("a user who has a seat session but not the active one connects paused: hello, then paused; resumed with the user")
+    func connectingWhileInactiveWaits() {
+        let active = Mutex<UInt32>(1001)
+        let policy = ConnectionPolicy({ active.withLock { $0 } == $0?.uid ? nil : "uid \($0?.uid ?? 0) is not at a seat" },
+                                      mayWait: { $0?.uid == 1000 })
+        var h = Harness()
+        h.state = ServerState(admission: policy, shells: policy, logger: quietLogger)
+        let bridge = h.connect(greeted: false)
+        let hello = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: bridge)
+        #expect(hello.types(to: bridge) == ["hello", "paused"])
+        #expect(h.state.seatShells[.seat0] == nil, "no role while its user is away")
+        // Somebody with no seat session at all is refused, as ever.
+        let (stranger, refused) = h.state.clientConnected(credentials: PeerCredentials(pid: 9, uid: 1002, gid: 100), at: h.time)
+        #expect(refused.lines(to: stranger).first.map(json)?["code"] as? String == "not-permitted")
+        active.withLock { $0 = 1000 }
+        let back = h.wired(h.state.reviewAdmission(at: h.time))
+        #expect(back.types(to: bridge) == ["resumed"])
+        #expect(h.state.seatShells[.seat0] == bridge)
+    }
+
+    @Test("a shell back from a pause whose seat has another shell gets shell-taken and is closed")
+    func resumedShellFindsTheRoleTaken() {
+        let active = Mutex<UInt32>(1000)
+        let policy = ConnectionPolicy({ peer in
+            peer?.uid == 0 || active.withLock { $0 } == peer?.uid ? nil : "not at a seat"
+        }, mayWait: { _ in true })
+        var h = Harness()
+        h.state = ServerState(admission: policy, shells: policy, logger: quietLogger)
+        let shell = h.connect(greeted: false)
+        _ = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: shell)
+        active.withLock { $0 = 1001 }
+        _ = h.wired(h.state.reviewAdmission(at: h.time))
+        // Root's bridge takes the role meanwhile, and is never paused.
+        let root = h.connect(greeted: false, credentials: PeerCredentials(pid: 1, uid: 0, gid: 0))
+        _ = h.send(#"{"type":"hello","version":1,"role":"shell"}"#, from: root)
+        active.withLock { $0 = 1000 }
+        let actions = h.wired(h.state.reviewAdmission(at: h.time))
+        #expect(actions.compactMap(\.closed) == [shell])
+        #expect(actions.lines(to: shell).first.map(json)?["code"] as? String == "shell-taken")
+        #expect(h.state.seatShells[.seat0] == root)
+    }
+
+    @Test("a shell whose user may no longer be its seat's shell, but may still connect, is paused and gives the role up")
     func shellRevoked() {
         let seatUser = Mutex<UInt32>(1000)
         let shells = ConnectionPolicy { peer in peer?.uid == seatUser.withLock { $0 } ? nil : "not the seat's user" }
@@ -673,9 +765,10 @@ struct ServerStateTests {
         let observer = h.connect()
         seatUser.withLock { $0 = 1001 }
         let actions = h.wired(h.state.reviewAdmission(at: h.time))
-        #expect(actions.compactMap(\.closed) == [shell])
-        #expect(actions.lines(to: shell).first.map(json)?["code"] as? String == "shell-refused")
-        #expect(h.state.clients[observer] != nil)
+        #expect(actions.compactMap(\.closed).isEmpty)
+        #expect(actions.types(to: shell) == ["paused"])
+        #expect(h.state.seatShells[.seat0] == nil)
+        #expect(actions.lines(to: observer).isEmpty)
     }
 
     // MARK: - Timeouts

@@ -110,6 +110,7 @@ struct pg_client {
     /* the record */
     struct nav *navs;
     int focus;             /* -1 never reported, else the last confirmed report */
+    bool paused;           /* "paused" on this connection and no "resumed" yet (a user switch) */
     bool subscribed;
 
     /* dispatch */
@@ -1038,6 +1039,7 @@ static void handle_hello_state(pg_client *c, json_object *msg, const char *type,
             free(queue_pop_front(&c->in_flight));
         c->version = (int)version;
         c->state = S_READY;
+        c->paused = false;
         c->backoff_ms = c->backoff_min;
         replay_record(c);
         report(c, true, NULL);
@@ -1122,8 +1124,14 @@ static void handle_message(pg_client *c, json_object *msg, const char *type, con
         if (c->cb.on_focus_changed)
             c->cb.on_focus_changed(c, c->user, source ? source : "", get_string(msg, "app"),
                                    (long)get_int64(msg, "pid"), navigator);
-    } else if (c->cb.on_event && strcmp(type, "hello") != 0) {
-        c->cb.on_event(c, c->user, type, line);
+    } else {
+        /* A user switch: the connection and the navigators stay (docs/PROTOCOL.md). */
+        if (!strcmp(type, "paused"))
+            c->paused = true;
+        else if (!strcmp(type, "resumed"))
+            c->paused = false;
+        if (c->cb.on_event && strcmp(type, "hello") != 0)
+            c->cb.on_event(c, c->user, type, line);
     }
 }
 
@@ -1383,6 +1391,11 @@ PG_API int pg_client_dispatch(pg_client *c)
 PG_API bool pg_client_connected(const pg_client *c)
 {
     return c && c->state == S_READY && !c->broken;
+}
+
+PG_API bool pg_client_paused(const pg_client *c)
+{
+    return pg_client_connected(c) && c->paused;
 }
 
 PG_API int pg_client_protocol_version(const pg_client *c)

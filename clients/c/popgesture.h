@@ -243,7 +243,9 @@ typedef struct pg_callbacks {
     void (*on_focus_changed)(pg_client *client, void *user_data, const char *source, const char *app,
                              long pid, const char *navigator);
     /* Any other event: observers' "rejected", "input-began", "input-progress",
-     * "input-cancelled", "back-input", and types newer than this library. json is the whole line. */
+     * "input-cancelled", "back-input", "paused" and "resumed" (a user switch away and
+     * back: see pg_client_paused()), and types newer than this library. json is the
+     * whole line. */
     void (*on_event)(pg_client *client, void *user_data, const char *type, const char *json);
 } pg_callbacks;
 
@@ -343,6 +345,12 @@ PG_API int pg_client_dispatch(pg_client *client);
 
 /* Whether the daemon has answered hello on the current connection. */
 PG_API bool pg_client_connected(const pg_client *client);
+
+/* Whether the daemon paused this connection: its user is not a seat's active user
+ * now (another user switched in). The connection and the navigators stay, no events
+ * come, and status, stack and a shell's reports get "seat-inactive"; nothing needs
+ * doing. "paused" and "resumed" also reach on_event. False while not connected. */
+PG_API bool pg_client_paused(const pg_client *client);
 
 /* The protocol version agreed with the daemon, or 0 while not connected. */
 PG_API int pg_client_protocol_version(const pg_client *client);

@@ -565,6 +565,33 @@ public struct GestureEngine: Sendable {
         }
     }
 
+    /// The client's user is no longer a seat's active user (a user switch): its
+    /// navigators keep their pages but get no back, a pop over one is cancelled, and a
+    /// shell is its seat's shell no more (seat0's rotation and direction go with it).
+    public mutating func clientPaused(_ client: ClientID, at time: Timestamp) {
+        if client == navigation.focus.shell(on: .seat0) { forgetShell(at: time) }
+        let before = navigation.focusSummaries
+        navigation.pause(client)
+        for navigator in navigation.navigators.values where navigator.owner == client {
+            abandonPop(over: navigator.id, time: time)
+        }
+        emitFocusChange(since: before)
+        logger.debug("\(client): paused, its user is not at a seat")
+    }
+
+    /// The client's user is active again; `asShell`: it is its seat's shell again, and
+    /// reports the focused window anew.
+    public mutating func clientResumed(_ client: ClientID, asShell: Bool, at time: Timestamp) {
+        if asShell, let seat = navigation.focus.clients[client]?.seat, seat == .seat0,
+           let shell = navigation.focus.shell(on: .seat0), shell != client {
+            forgetShell(at: time)
+        }
+        let before = navigation.focusSummaries
+        navigation.resume(client, asShell: asShell)
+        emitFocusChange(since: before)
+        logger.debug("\(client): resumed\(asShell ? ", the shell again" : "")")
+    }
+
     /// Forgets a client that went away, with its navigators.
     public mutating func clientDisconnected(_ client: ClientID, at time: Timestamp) {
         // Seat0's shell's rotation and direction go with it: the sensor's, then the file's, apply.
@@ -631,7 +658,11 @@ public struct GestureEngine: Sendable {
     }
 
     private mutating func abandonPopIfStackChanged(_ navigator: String, time: Timestamp) {
-        let top = navigation.navigators[navigator]?.top.id
+        abandonPop(over: navigator, keepingTop: navigation.navigators[navigator]?.top.id, time: time)
+    }
+
+    /// Cancels a pop over `navigator`, unless `keepingTop` is still the page it pops.
+    private mutating func abandonPop(over navigator: String, keepingTop top: String? = nil, time: Timestamp) {
         let action = arbiter.abandon(navigator: navigator, keepingTop: top)
         if case .cancelled(.navigator(let target), let reason) = action {
             outbox.append(.popCancelled(target, reason: reason, time: time))

@@ -48,6 +48,9 @@ public struct FocusState: Sendable, Hashable {
     }
 
     public private(set) var clients: [ClientID: Client] = [:]
+    /// Clients whose user is not a seat's active user now (a user switch): never
+    /// focused, never a shell, until resumed.
+    public private(set) var paused: Set<ClientID> = []
     /// The shell client of each seat that has one: one per seat.
     public private(set) var shells: [Seat: ClientID] = [:]
     /// Each shell's last report; none until it sends one, and none once it is gone.
@@ -75,6 +78,8 @@ public struct FocusState: Sendable, Hashable {
 
     /// Whether the client's navigators may get its seat's back gesture now.
     public func isFocused(_ id: ClientID) -> Bool {
+        // Another user is at the screen.
+        if paused.contains(id) { return false }
         let client = clients[id]
         let seat = client?.seat ?? .seat0
         guard let shell = shells[seat] else { return client?.reportedFocus ?? true }
@@ -89,7 +94,8 @@ public struct FocusState: Sendable, Hashable {
     }
 
     private mutating func updateWindowProcess(on seat: Seat) {
-        if let pid = windows[seat]?.pid, clients.values.contains(where: { $0.seat == seat && $0.pid == pid }) {
+        if let pid = windows[seat]?.pid,
+           clients.contains(where: { $0.value.seat == seat && $0.value.pid == pid && !paused.contains($0.key) }) {
             seatsWithWindowProcess.insert(seat)
         } else {
             seatsWithWindowProcess.remove(seat)
@@ -134,9 +140,32 @@ public struct FocusState: Sendable, Hashable {
         return true
     }
 
+    /// The client's user lost the seat: it is focused nowhere, and a shell is its seat's
+    /// shell no more (the clients' own reports, or the next user's shell, decide there).
+    public mutating func pause(_ id: ClientID) {
+        guard let seat = clients[id]?.seat, paused.insert(id).inserted else { return }
+        if shells[seat] == id {
+            shells[seat] = nil
+            windows[seat] = nil
+        }
+        updateWindowProcess(on: seat)
+    }
+
+    /// The client's user is active again; `asShell`: it takes its seat's shell back, with
+    /// no window until it reports one (the server checked the seat has no other).
+    public mutating func resume(_ id: ClientID, asShell: Bool) {
+        guard let seat = clients[id]?.seat, paused.remove(id) != nil else { return }
+        if asShell {
+            shells[seat] = id
+            windows[seat] = nil
+        }
+        updateWindowProcess(on: seat)
+    }
+
     /// The client is gone; with its seat's shell gone, the clients' own reports decide
     /// again there.
     public mutating func remove(_ id: ClientID) {
+        paused.remove(id)
         guard let seat = clients.removeValue(forKey: id)?.seat else { return }
         if shells[seat] == id {
             shells[seat] = nil

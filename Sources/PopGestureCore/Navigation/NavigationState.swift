@@ -219,6 +219,13 @@ public struct NavigationState: Sendable {
 
     // MARK: - Focus
 
+    /// The client's user lost the seat (``FocusState/pause(_:)``): its navigators keep
+    /// their stacks and get no back until ``resume(_:asShell:)``.
+    public mutating func pause(_ client: ClientID) { focus.pause(client) }
+
+    /// The client's user is active again (``FocusState/resume(_:asShell:)``).
+    public mutating func resume(_ client: ClientID, asShell: Bool) { focus.resume(client, asShell: asShell) }
+
     /// A client said who it is in `hello`: its app id, its peer pid and uid, its
     /// session's seat, and whether it is the seat's shell (the server has checked that
     /// it may be).

@@ -8,9 +8,13 @@ import PopGestureProtocol
 /// each request at once; an error reply (to a `focused-window` or anything else) is
 /// logged, and nothing is sent again for it.
 ///
-///     disconnected ──connected──▶ greeting ──hello reply──▶ ready
-///          ▲                          │                       │
-///          └──── retry(after:) ◀──────┴── closed, shell-taken ┘
+///     disconnected ──connected──▶ greeting ──hello reply──▶ ready ◀──resumed── paused
+///          ▲                          │                       │ ──paused──────▶  │
+///          └──── retry(after:) ◀──────┴── closed, shell-taken ┴──────────────────┘
+///
+/// A user switch pauses the bridge, never ends it: while another user is at the seat
+/// the daemon sends `paused`, and the bridge sends nothing; at `resumed` it is the shell
+/// again and sends everything the source has said, as after a hello.
 struct ShellLink {
     enum State: Equatable {
         /// No connection; the driver connects when the last `.retry` delay is over.
@@ -20,6 +24,8 @@ struct ShellLink {
         /// The shell. `sent`: the window last sent on this connection; `sentRotation`:
         /// the rotation last sent on it.
         case ready(sent: FocusedWindow?, sentRotation: OutputRotation? = nil)
+        /// Connected, but its user is not at the seat (`paused`): nothing is sent until `resumed`.
+        case paused
     }
 
     /// What the driver does, in order.
@@ -93,8 +99,10 @@ struct ShellLink {
 
     /// A line from the daemon, without its newline.
     mutating func received(_ line: String) -> [Action] {
-        guard case .reply(let reply, let id)? = try? MessageCodec.decode(line) else {
-            return []  // an event, or a line this version cannot read: nothing a bridge needs
+        let message = try? MessageCodec.decode(line)
+        if case .event(let event)? = message { return received(event) }
+        guard case .reply(let reply, let id)? = message else {
+            return []  // a line this version cannot read: nothing a bridge needs
         }
         // A reply without an id answers a line the daemon could not read: while greeting, the hello.
         let answersHello = id == helloID.map(RequestID.integer) || (id == nil && state == .greeting)
@@ -113,8 +121,26 @@ struct ShellLink {
                 return report("popgestured has another shell (\(error.summary)); trying again until it leaves") + [retry()]
             }
             return [.fail("popgestured refused the shell's hello: \(error.summary)")]
+        case .error(let error) where error.code == .seatInactive:
+            return [.verbose("popgestured: \(error.summary)")]  // sent before the pause was read
         case .error(let error):
             return [.log("popgestured refused a request: \(error.summary)")]
+        default:
+            return []
+        }
+    }
+
+    /// The daemon's events a bridge acts on: `paused` and `resumed`.
+    private mutating func received(_ event: ServerEvent) -> [Action] {
+        switch event {
+        case .paused(let reason) where isReady:
+            state = .paused
+            return [.log("paused: \(reason); the bridge waits for its user to be back at the seat")]
+        case .resumed where state == .paused:
+            state = .ready(sent: nil, sentRotation: nil)
+            sentOutputs = nil
+            sentTextDirection = nil
+            return [.log("resumed: the shell again")] + sendWindow() + sendRotation() + sendOutputs() + sendTextDirection()
         default:
             return []
         }

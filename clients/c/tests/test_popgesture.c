@@ -1174,29 +1174,40 @@ static bool third_up_and_big(void *arg)
     return r->ups >= 2 && r->event_type && strcmp(r->event_type, "x-big") == 0;
 }
 
-static void test_line_bound(void)
+/* Forks `server` on a socket of its own in the test folder `name`, and makes a client
+ * of it recording into `r`. NULL when either fails; the server's pid (or -1) in *pid. */
+static pg_client *client_of_fake(const char *name, void (*server)(int lfd), rec *r, pid_t *pid)
 {
     char dir[PATH_MAX], sock[PATH_MAX];
-    test_dir(dir, "fake");
+    test_dir(dir, name);
     join(sock, sizeof sock, dir, "/fake.sock");
-    rec r;
-    rec_init(&r, "c-fake");
-    pg_client *c = NULL;
+    *pid = -1;
     int lfd = listen_on(sock);
-    pid_t pid = -1;
-    REQUIRE(lfd >= 0, "cannot listen on %s", sock);
-    pid = fork();
-    REQUIRE(pid >= 0, "fork");
-    if (pid == 0) {
+    if (lfd < 0)
+        return NULL;
+    *pid = fork();
+    if (*pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        fake_server(lfd);
+        server(lfd);
     }
     close(lfd);
+    if (*pid < 0)
+        return NULL;
     pg_options o = {.socket_path = sock, .app_id = "org.example.fake", .name = "c-fake",
-                    .callbacks = &callbacks, .user_data = &r};
-    c = pg_client_new(&o);
-    REQUIRE(c, "pg_client_new");
-    r.watch_fd = pg_client_fd(c);
+                    .callbacks = &callbacks, .user_data = r};
+    pg_client *c = pg_client_new(&o);
+    if (c)
+        r->watch_fd = pg_client_fd(c);
+    return c;
+}
+
+static void test_line_bound(void)
+{
+    rec r;
+    rec_init(&r, "c-fake");
+    pid_t pid;
+    pg_client *c = client_of_fake("fake", fake_server, &r, &pid);
+    REQUIRE(c, "a fake server and a client of it");
     pg_client *cs[1] = {c};
     rec *rs[1] = {&r};
     uint64_t started = now_ms();
@@ -1225,27 +1236,12 @@ out:
 /* The first report's reason, for the refused version: a separate short run. */
 static void test_version_refused(void)
 {
-    char dir[PATH_MAX], sock[PATH_MAX];
-    test_dir(dir, "version");
-    join(sock, sizeof sock, dir, "/v.sock");
     rec r;
     rec_init(&r, "c-fake");
-    pg_client *c = NULL;
-    int lfd = listen_on(sock);
-    pid_t pid = -1;
-    REQUIRE(lfd >= 0, "cannot listen");
-    pid = fork();
-    REQUIRE(pid >= 0, "fork");
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        fake_server(lfd); /* only its first connection matters here */
-    }
-    close(lfd);
-    pg_options o = {.socket_path = sock, .app_id = "org.example.fake", .name = "c-fake",
-                    .callbacks = &callbacks, .user_data = &r};
-    c = pg_client_new(&o);
-    REQUIRE(c, "pg_client_new");
-    r.watch_fd = pg_client_fd(c);
+    pid_t pid;
+    /* Only the fake server's first connection matters here. */
+    pg_client *c = client_of_fake("version", fake_server, &r, &pid);
+    REQUIRE(c, "a fake server and a client of it");
     pg_client *cs[1] = {c};
     rec *rs[1] = {&r};
     REQUIRE(pump(cs, rs, 1, 5000, is_down, &r), "no report");
@@ -1257,6 +1253,76 @@ out:
     if (pid > 0) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
+    }
+    rec_clear(&r);
+}
+
+/* ---- tests: a user switch (issue 28): paused and resumed, one connection ------ */
+
+/* Says hello, then "paused"; after the client's settle is answered (so the client has
+ * read the pause), "resumed"; then answers what comes until the client hangs up. */
+static void fake_user_switch(int lfd)
+{
+    char buf[512];
+    int fd = accept(lfd, NULL, NULL);
+    int64_t id = fake_hello(fd);
+    int n = snprintf(buf, sizeof buf, "{\"type\":\"hello\",\"version\":1,\"server\":\"fake\",\"client\":1,\"id\":%lld}\n"
+                     "{\"type\":\"paused\",\"reason\":\"uid 1000 is not the active user of a seat now\"}\n",
+                     (long long)id);
+    write_all(fd, buf, (size_t)n);
+    char *request;
+    bool resumed = false;
+    while ((request = read_line(fd))) {
+        json_object *obj = json_tokener_parse(request);
+        json_object *v;
+        if (!obj || !json_object_object_get_ex(obj, "id", &v))
+            FAKE_FAIL("request without id: %s", request);
+        n = snprintf(buf, sizeof buf, "{\"type\":\"ok\",\"request\":\"%s\",\"id\":%lld}\n%s", jstr(obj, "type"),
+                     (long long)json_object_get_int64(v), resumed ? "" : "{\"type\":\"resumed\"}\n");
+        resumed = true;
+        json_object_put(obj);
+        write_all(fd, buf, (size_t)n);
+    }
+    close(fd);
+    /* The client hung up when freed: it must not have connected again before, as it never left. */
+    struct pollfd again = {.fd = lfd, .events = POLLIN};
+    if (poll(&again, 1, 0) > 0)
+        FAKE_FAIL("the client connected again");
+    _exit(0);
+}
+
+static bool is_paused_event(void *arg)
+{
+    rec *r = arg;
+    return r->event_type && strcmp(r->event_type, "paused") == 0;
+}
+static bool is_resumed_event(void *arg)
+{
+    rec *r = arg;
+    return r->event_type && strcmp(r->event_type, "resumed") == 0;
+}
+
+static void test_user_switch(void)
+{
+    rec r;
+    rec_init(&r, "c-fake");
+    pid_t pid;
+    pg_client *c = client_of_fake("switch", fake_user_switch, &r, &pid);
+    REQUIRE(c, "a fake server and a client of it");
+    pg_client *cs[1] = {c};
+    rec *rs[1] = {&r};
+    REQUIRE(pump(cs, rs, 1, 5000, is_paused_event, &r), "no paused event");
+    CHECK(pg_client_paused(c) && pg_client_connected(c), "paused %d, connected %d", pg_client_paused(c),
+          pg_client_connected(c));
+    pg_settle(c, "main");
+    REQUIRE(pump(cs, rs, 1, 5000, is_resumed_event, &r), "no resumed event");
+    CHECK(!pg_client_paused(c) && pg_client_connected(c), "still paused after resumed");
+    CHECK(r.ups == 1 && r.downs == 0, "the connection went down: ups %d, downs %d", r.ups, r.downs);
+out:
+    pg_client_free(c);
+    if (pid > 0) {
+        int status = reap_fake_server(pid);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the fake server failed (status %d)", status);
     }
     rec_clear(&r);
 }
@@ -1668,6 +1734,7 @@ static const struct {
     {"focus", test_focus},
     {"reconnect", test_reconnect},
     {"version", test_version_refused},
+    {"user-switch", test_user_switch},
     {"line-bound", test_line_bound},
     {"backpressure", test_backpressure},
     {"free", test_free_busy},

@@ -20,7 +20,7 @@ from .errors import (ConnectionLostError, NotConnectedError, PopGestureError, Re
                      TooManyPendingError)
 from .events import (Back, BackInput, Bar, Connected, Disconnected, Error, Event, FocusChanged, InputBegan,
                      InputCancelled, InputProgress, PopBegan, PopCancelled, PopFinished, PopProgress, Rejected,
-                     ScreenChanged, decode_event)
+                     Paused, Resumed, ScreenChanged, decode_event)
 from .blocking import BlockingClient
 from .aio import AsyncClient
 
@@ -32,6 +32,6 @@ __all__ = [
     "PopGestureError", "RequestError", "NotConnectedError", "ConnectionLostError", "RequestTimeoutError",
     "TooManyPendingError",
     "Event", "PopBegan", "PopProgress", "PopFinished", "PopCancelled", "Back", "Bar", "Rejected", "InputBegan",
-    "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Error", "Connected", "Disconnected",
+    "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Paused", "Resumed", "Error", "Connected", "Disconnected",
     "decode_event",
 ]

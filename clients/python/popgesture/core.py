@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .errors import (ConnectionLostError, NotConnectedError, RequestError, TooManyPendingError)
-from .events import Back, Connected, Disconnected, Error, Event, PopProgress, decode_event
+from .events import Back, Connected, Disconnected, Error, Event, Paused, PopProgress, Resumed, decode_event
 
 __all__ = [
     "Client", "Request", "Page", "PageLike", "NavigatorRecord",
@@ -320,6 +320,10 @@ class Client:
         self.protocol_version: Optional[int] = None
         #: The daemon's ``server`` name from ``hello``.
         self.server: Optional[str] = None
+        #: The daemon said ``paused`` on this connection and not yet ``resumed``: the
+        #: user is away from the seat (a user switch). The connection and the navigators
+        #: stay; no events come. False again on each new connection.
+        self.paused = False
 
     # ---------------------------------------------------------------- state
 
@@ -798,6 +802,7 @@ class Client:
             self._drop(f"popgestured answered hello with protocol version {version!r}, which was not offered")
             return
         self.protocol_version = version
+        self.paused = False
         self.client_id = reply.get("client") if isinstance(reply.get("client"), int) else None
         self.server = reply.get("server") if isinstance(reply.get("server"), str) else None
         self._state = _READY
@@ -948,6 +953,9 @@ class Client:
                 self._send_waiting()
             return
         event = decode_event(message)
+        if isinstance(event, (Paused, Resumed)):
+            self.paused = isinstance(event, Paused)
+            self.log.info("popgesture: %s", f"paused: {event.reason}" if isinstance(event, Paused) else "resumed")
         if isinstance(event, Back):
             record = self._record.get(event.navigator)
             if record is not None and len(record.pages) > 1 and record.pages[-1]["id"] == event.popped:

@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 __all__ = [
     "Event", "PopBegan", "PopProgress", "PopFinished", "PopCancelled", "Back", "Bar",
-    "Rejected", "InputBegan", "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Error",
+    "Rejected", "InputBegan", "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Paused", "Resumed", "Error",
     "Connected", "Disconnected", "decode_event",
 ]
 
@@ -262,6 +262,26 @@ class ScreenChanged(Event):
     directionSource: str = ""
 
 
+@dataclass
+class Paused(Event):
+    """This client's user is not a seat's active user now (a user switch).
+
+    The connection and its navigators stay; no events come, and ``status``, ``stack``
+    and a shell's reports fail with ``seat-inactive`` until :class:`Resumed`. Nothing
+    needs doing (``Client.paused`` says it).
+    """
+
+    type: str = _typed("paused")
+    reason: str = ""
+
+
+@dataclass
+class Resumed(Event):
+    """This client's user is back at the seat: events and every request as before."""
+
+    type: str = _typed("resumed")
+
+
 # Wire type -> (class, ((wire key, attribute, accepted types, required), ...)).
 _NUMBER = (int, float)
 _SCHEMA = {
@@ -279,6 +299,8 @@ _SCHEMA = {
     "focus-changed": (FocusChanged, (("source", str, False), ("app", str, False), ("pid", int, False), ("navigator", str, False))),
     "screen-changed": (ScreenChanged, (("rotation", int, False), ("rotationSource", str, False), ("output", str, False),
                                        ("direction", str, False), ("directionSource", str, False))),
+    "paused": (Paused, (("reason", str, False),)),
+    "resumed": (Resumed, ()),
     "error": (Error, (("code", str, True), ("message", str, False), ("request", str, False), ("id", (int, str), False))),
 }
 

@@ -140,6 +140,24 @@ class BoundsTests(unittest.TestCase):
         self.assertLess(len(gesture), 20)
         self.assertEqual(len(server.hellos), 1)          # no reconnect was needed
 
+    def test_a_user_switch_pauses_and_resumes_the_same_connection(self):
+        # Issue 28: the daemon pauses a client whose user left the seat, and resumes it.
+        def switch(connection, number):
+            if number == 1:
+                connection.sendall(lines({"type": "paused", "reason": "uid 1000 is not the active user of a seat now"}))
+                time.sleep(0.3)
+                connection.sendall(lines({"type": "resumed"}))
+        server = FakeServer(self, switch)
+        client = popgesture.BlockingClient(server.path)
+        self.addCleanup(client.close)
+        paused = events_until(client, lambda e: isinstance(e, popgesture.Paused))
+        self.assertEqual(paused[-1].reason, "uid 1000 is not the active user of a seat now")
+        self.assertTrue(client.client.paused)
+        self.assertTrue(client.client.ready, "the connection stays")
+        events_until(client, lambda e: isinstance(e, popgesture.Resumed))
+        self.assertFalse(client.client.paused)
+        self.assertEqual(len(server.hellos), 1, "nothing reconnected")
+
     def test_events_nobody_takes_drop_the_connection_as_the_daemon_would(self):
         bars = [{"type": "bar", "navigator": "m", "page": f"p{i}", "hidden": False} for i in range(20)]
         server = FakeServer(self, lambda c, n: c.sendall(lines(*bars)) if n == 1 else None)

@@ -38,6 +38,9 @@ class DecodeTests(unittest.TestCase):
              popgesture.BackInput(app="firefox", input="alt+left", reason="fling", time_us=7)),
             ({"type": "error", "code": "line-timeout", "message": "m"},
              popgesture.Error(code="line-timeout", message="m")),
+            ({"type": "paused", "reason": "uid 1000 is not the active user of a seat now"},
+             popgesture.Paused(reason="uid 1000 is not the active user of a seat now")),
+            ({"type": "resumed"}, popgesture.Resumed()),
         ]
         for raw, expected in cases:
             with self.subTest(raw["type"]):
@@ -74,7 +77,7 @@ class DecodeTests(unittest.TestCase):
     def test_schema_covers_the_documented_events(self):
         documented = {"pop-began", "pop-progress", "pop-finished", "back", "pop-cancelled", "bar", "rejected",
                       "input-began", "input-progress", "input-cancelled", "back-input", "focus-changed",
-                      "screen-changed", "error"}
+                      "screen-changed", "paused", "resumed", "error"}
         self.assertEqual(set(events._SCHEMA), documented)
 
 
