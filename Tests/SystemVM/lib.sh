@@ -154,6 +154,18 @@ expect_still_open() {
     log "$1: still connected, no error"
 }
 
+# events NAME TYPE: how many lines of "type" TYPE NAME received so far.
+events() { grep -cE "\"type\" *: *\"$2\"" "$WORK/$1.out" || true; }
+has_events() { [ "$(events "$1" "$2")" -ge "$3" ]; }
+# expect_event NAME TYPE [N]: NAME has received its Nth (default 1st) TYPE line and is
+# still connected, with no error (a user switch pauses and resumes, never closes).
+expect_event() {
+    local name=$1 type=$2 count=${3:-1}
+    wait_for 60 "$name's $type #$count" has_events "$name" "$type" "$count"
+    expect_still_open "$name"
+    log "$name: $type #$count"
+}
+
 # journal_since CURSOR-FILE: the daemon's journal lines after the cursor saved in
 # CURSOR-FILE, which is then moved on.
 journal_mark() { journalctl -n 1 --show-cursor -q -o cat 2>/dev/null | sed -n "s/^-- cursor: //p" >"$WORK/.cursor"; }

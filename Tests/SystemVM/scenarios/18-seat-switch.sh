@@ -3,11 +3,12 @@
 # dist/), the daemon started through its socket unit as the systemd service, two
 # users with console logins on seat0 (alice on tty2, bob on tty3, through getty,
 # login and PAM as a person logs in). With `clients = seat` (the default), the
-# active user's observer and shell are admitted and the other user is refused;
-# switching the active session closes the old user's clients (not-permitted) and
-# lets the new user's shell say hello at once; switching back does the reverse.
-# Then with `clients = any`: a switch closes only the old user's shell
-# (shell-refused), its observer stays.
+# active user's observer and shell are admitted; the other user, who has a session
+# on the seat but not the active one, connects paused, and a user with no session
+# is refused. Issue 28: switching the active session pauses the old user's clients
+# (never closes them) and resumes the new user's, whose waiting shell is the shell
+# at once; switching back does the reverse, on the same connections. Then with
+# `clients = any`: a switch pauses only the old user's shell, its observer stays.
 # shellcheck source=../lib.sh
 . "$TIER/lib.sh"
 
@@ -35,7 +36,8 @@ systemctl is-active --quiet popgestured.service && log "note: the service alread
 show stat -c '%n %U:%G %a' "$SOCK"
 
 step "two users, each with a console login on seat0"
-for user in alice bob; do id "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user"; done
+# carol has an account and no session: the daemon refuses her.
+for user in alice bob carol; do id "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user"; done
 autologin alice 2
 autologin bob 3
 show loginctl list-sessions
@@ -61,49 +63,46 @@ show ps -o pid,user,group,supgrp,comm -p "$main_pid"
 [ "$(ps -o uid= -p "$main_pid" | tr -d ' ')" = "$(id -u popgestured)" ] ||
     fail "the daemon runs as $(ps -o user= -p "$main_pid"), not as the unit's user popgestured"
 
-step "bob (not active) is refused"
-client bob-refused bob --subscribe
-expect_closed_with bob-refused not-permitted
-client bob-shell-refused bob --role shell
-expect_closed_with bob-shell-refused not-permitted
+step "bob (a session on seat0, not the active one) connects paused; carol (no session) is refused"
+client bob-observer bob --subscribe
+expect_event bob-observer paused
+hello_ok bob-observer || { lines bob-observer; fail "bob-observer: no hello reply before paused"; }
+client bob-shell bob --role shell
+expect_event bob-shell paused
+client carol-refused carol --subscribe
+expect_closed_with carol-refused not-permitted
 show journal_since_mark
 
-step "switch seat0 to bob: alice's clients are closed, bob's shell is the shell at once"
+step "switch seat0 to bob: alice's clients are paused, not closed; bob's resume, his shell is the shell"
 journal_mark
 activate bob
-# At once: no waiting for alice's clients to be closed first.
-client bob-shell bob --role shell
-expect_admitted bob-shell
-expect_closed_with alice-observer not-permitted
-# alice is no longer admitted at all, so her shell gets not-permitted too (the
-# daemon asks admission before the shell rule: ServerState.reviewAdmission).
-expect_closed_with alice-shell not-permitted
-client bob-observer bob --subscribe
-expect_admitted bob-observer subscribed
-client alice-late alice
-expect_closed_with alice-late not-permitted
+expect_event alice-observer paused
+expect_event alice-shell paused
+expect_event bob-observer resumed
+expect_event bob-shell resumed
+# bob's waiting shell holds seat0's role: a second one is refused.
+client bob-shell-2 bob --role shell
+expect_closed_with bob-shell-2 shell-taken
 show loginctl list-sessions
 show journal_since_mark
 journal_since_mark | grep -q 'logind changed a seat; clients asked again' ||
     fail "the daemon did not log 'logind changed a seat; clients asked again'"
 
-step "switch seat0 back to alice: the reverse"
+step "switch seat0 back to alice: the reverse, on the same connections"
 journal_mark
 activate alice
+expect_event alice-observer resumed
+expect_event alice-shell resumed
+expect_event bob-observer paused 2
+expect_event bob-shell paused 2
 client alice-shell-2 alice --role shell
-expect_admitted alice-shell-2
-expect_closed_with bob-shell not-permitted
-expect_closed_with bob-observer not-permitted
-client alice-observer-2 alice --subscribe
-expect_admitted alice-observer-2 subscribed
-client bob-late bob
-expect_closed_with bob-late not-permitted
+expect_closed_with alice-shell-2 shell-taken
 show loginctl list-sessions
 show journal_since_mark
 journal_since_mark | grep -q 'logind changed a seat; clients asked again' ||
     fail "the daemon did not log 'logind changed a seat; clients asked again' after the switch back"
 
-step "clients = any (a reload): a switch closes only the old user's shell, shell-refused"
+step "clients = any (a reload): a switch pauses only the old user's shell; the observers stay served"
 journal_mark
 # The package may ship the file (every key at its default): change only `clients`
 # (keys come before the one section, so a new line goes first), and put it back after.
@@ -123,10 +122,11 @@ wait_for 30 "the daemon to log the reload" sh -c "journalctl -u popgestured.serv
 client bob-observer-any bob --subscribe
 expect_admitted bob-observer-any subscribed
 activate bob
-client bob-shell-any bob --role shell
-expect_admitted bob-shell-any
-expect_closed_with alice-shell-2 shell-refused
-expect_still_open alice-observer-2
+expect_event alice-shell paused 2
+# bob's shell from before resumes with the role; alice's observer is never paused now.
+expect_event bob-shell resumed 2
+expect_still_open alice-observer
+[ "$(events alice-observer paused)" = 1 ] || { lines alice-observer; fail "alice-observer was paused under clients = any"; }
 expect_still_open bob-observer-any
 show journal_since_mark
 if $had_conf; then cp -p "$WORK/popgestured.conf.orig" "$conf"; else rm -f "$conf"; fi
