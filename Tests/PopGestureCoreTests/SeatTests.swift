@@ -52,6 +52,16 @@ import Testing
         }
     }
 
+    /// The events cut into frames, each ending at its `SYN_REPORT`.
+    static func framed(_ events: [InputEvent]) -> [[InputEvent]] {
+        var frames: [[InputEvent]] = [[]]
+        for event in events {
+            frames[frames.count - 1].append(event)
+            if event.isFrameEnd { frames.append([]) }
+        }
+        return frames.filter { !$0.isEmpty }
+    }
+
     static func backs(_ events: [EngineEvent]) -> [String] {
         events.compactMap {
             switch $0 {
@@ -71,6 +81,37 @@ import Testing
         #expect(rig.engine.navigation.front(on: Self.seat1)?.id == "one")
         #expect(Self.backs(rig.swipe(on: .seat0)) == ["navigator zero"])
         #expect(Self.backs(rig.swipe(on: Self.seat1)) == ["navigator one"])
+    }
+
+    /// Issue 28: one arbiter for every seat made the second seat's finger `busy`.
+    @Test("two seats swipe at once, frame by frame interleaved: both go back, each on its own seat; neither is busy")
+    func twoSeatsSwipeAtOnce() throws {
+        var rig = Rig()
+        try rig.navigator("zero", of: Self.onSeat0, on: .seat0)
+        try rig.navigator("one", of: Self.onSeat1, on: Self.seat1)
+        for seat in [Seat.seat0, Self.seat1] {
+            rig.scripts[seat]!.down(at: 0.01, 0.5)
+            rig.scripts[seat]!.move(byMillimetres: 40, 0, over: .milliseconds(100))
+            rig.scripts[seat]!.up()
+        }
+        // Each seat's frames, one after the other's: the two fingers are down together.
+        let frames = [Seat.seat0, Self.seat1].map { seat in Self.framed(rig.scripts[seat]!.events).map { (seat, $0) } }
+        var events: [EngineEvent] = []
+        let count = max(frames[0].count, frames[1].count)
+        for index in 0..<count {
+            for lane in frames where index < lane.count {
+                let (seat, frame) = lane[index]
+                for event in frame { rig.engine.handle(event, from: rig.screens[seat]!) }
+            }
+            if index == count / 2 {
+                #expect(rig.engine.arbiterState(on: .seat0) != .idle && rig.engine.arbiterState(on: Self.seat1) != .idle,
+                        "both seats follow their finger at once")
+            }
+        }
+        rig.engine.drainEvents { events.append($0) }
+        #expect(Self.backs(events).sorted() == ["navigator one", "navigator zero"])
+        #expect(!events.contains { if case .rejected(.busy, _, _) = $0 { true } else { false } })
+        #expect(rig.engine.arbiterState == .idle)
     }
 
     @Test("seat 1 with no navigator types on seat 1's back input, though seat 0 has a navigator")

@@ -85,6 +85,8 @@ public struct GestureEngine: Sendable {
         var surface: PanSurface
         /// Frames dropped for being too long (``GestureEngine/maximumFrameEvents``).
         var framesDropped = 0
+        /// Its seat's arbiter, in ``GestureEngine/arbiters``: found once, at add.
+        let arbiter: Int
 
         /// Turns the completed frame into a pan event and readies the next frame.
         mutating func endFrame(resynced: Bool, at time: Timestamp) -> PanEvent? {
@@ -95,7 +97,12 @@ public struct GestureEngine: Sendable {
     }
 
     public private(set) var navigation = NavigationState()
-    private var arbiter: PopArbiter
+    /// One arbiter per seat that has had a device, in the order seats first came; a
+    /// seat's swipes are decided there alone, so two seats swipe at once and a finger on
+    /// one is never `busy` for another's. Seats are few: never removed.
+    private var arbiters: [PopArbiter] = []
+    private var arbiterSeats: [Seat] = []
+    private var arbiterSettings: GestureSettings
     /// Indexed by `DeviceID.rawValue`; a removed device leaves nil until a new device
     /// takes its slot (``addDevice(_:configuration:atOpen:)`` reuses the lowest free one), and
     /// trailing nils are dropped, so the array never outgrows the most devices present
@@ -112,13 +119,26 @@ public struct GestureEngine: Sendable {
 
     public init(settings: GestureSettings = GestureSettings(), logger: Logger = Logger(label: "popgestured.engine")) {
         self.logger = logger
-        arbiter = PopArbiter(settings: settings, logger: logger)
+        arbiterSettings = settings
         outbox.reserveCapacity(16)
     }
 
     public var settings: GestureSettings {
-        get { arbiter.settings }
-        set { arbiter.settings = newValue }
+        get { arbiterSettings }
+        set {
+            arbiterSettings = newValue
+            for index in arbiters.indices { arbiters[index].settings = newValue }
+        }
+    }
+
+    /// The index of `seat`'s arbiter, made on the seat's first device.
+    private mutating func arbiterIndex(for seat: Seat) -> Int {
+        if let index = arbiterSeats.firstIndex(of: seat) { return index }
+        var seatLogger = logger
+        seatLogger[metadataKey: "seat"] = "\(seat)"
+        arbiters.append(PopArbiter(settings: arbiterSettings, logger: seatLogger))
+        arbiterSeats.append(seat)
+        return arbiters.count - 1
     }
 
     /// The navigators' animation timeout and default layout.
@@ -137,7 +157,13 @@ public struct GestureEngine: Sendable {
         }
     }
 
-    public var arbiterState: PopArbiter.State { arbiter.state }
+    /// The state of `seat`'s arbiter; idle for a seat that has had no device.
+    public func arbiterState(on seat: Seat) -> PopArbiter.State {
+        arbiterSeats.firstIndex(of: seat).map { arbiters[$0].state } ?? .idle
+    }
+
+    /// Idle when every seat's arbiter is; else the state of the first one that is not.
+    public var arbiterState: PopArbiter.State { arbiters.lazy.map(\.state).first { $0 != .idle } ?? .idle }
 
     // MARK: - Devices
 
@@ -171,7 +197,7 @@ public struct GestureEngine: Sendable {
             description: description, configuration: configuration,
             touches: TouchState(device: description, atOpen: state),
             pans: PanRecognizer(device: description, settings: pan, transform: transform, logger: deviceLogger),
-            surface: surface)
+            surface: surface, arbiter: arbiterIndex(for: configuration.seat))
         if index == devices.endIndex { devices.append(device) } else { devices[index] = device }
         if description.declaredSlotCount > Int64(description.slotCount) {
             logger.warning("\(id) \(description.name): declares \(description.declaredSlotCount) slots, tracking the first \(description.slotCount)")
@@ -225,7 +251,8 @@ public struct GestureEngine: Sendable {
         devices[id.rawValue] = nil
         while let last = devices.last, last == nil { devices.removeLast() }
         if let event = device.pans.deviceRemoved(at: time) {
-            apply(arbiter.handle(event, from: id, surface: device.surface, navigation: navigation), device: id, time: time)
+            let action = arbiters[device.arbiter].handle(event, from: id, surface: device.surface, navigation: navigation)
+            apply(action, device: id, time: time)
         }
     }
 
@@ -256,7 +283,7 @@ public struct GestureEngine: Sendable {
         guard devices.indices.contains(id.rawValue), let device = devices[id.rawValue] else { return .none }
         let slots = device.pans.panSlots
         guard !slots.isEmpty else { return .none }
-        switch arbiter.state {
+        switch arbiters[device.arbiter].state {
         case .interactive(let owner, _, _, _, _, _) where owner == id:
             return .back(slots)
         case .deciding(let owner, let origin, let surface) where owner == id:
@@ -300,7 +327,8 @@ public struct GestureEngine: Sendable {
         guard case .frame(let resynced) = result,
               let pan = devices[index]!.endFrame(resynced: resynced, at: event.time)
         else { return }
-        let action = arbiter.handle(pan, from: id, surface: devices[index]!.surface, navigation: navigation)
+        let action = arbiters[devices[index]!.arbiter].handle(
+            pan, from: id, surface: devices[index]!.surface, navigation: navigation)
         apply(action, device: id, time: event.time)
     }
 
@@ -489,7 +517,8 @@ public struct GestureEngine: Sendable {
             devices[index]!.surface.widthMillimetres = transform.screenSize.width
             if let cancelled {
                 let surface = devices[index]!.surface
-                apply(arbiter.handle(cancelled, from: id, surface: surface, navigation: navigation), device: id, time: time)
+                let action = arbiters[device.arbiter].handle(cancelled, from: id, surface: surface, navigation: navigation)
+                apply(action, device: id, time: time)
             }
         }
     }
@@ -663,10 +692,13 @@ public struct GestureEngine: Sendable {
 
     /// Cancels a pop over `navigator`, unless `keepingTop` is still the page it pops.
     private mutating func abandonPop(over navigator: String, keepingTop top: String? = nil, time: Timestamp) {
-        let action = arbiter.abandon(navigator: navigator, keepingTop: top)
-        if case .cancelled(.navigator(let target), let reason) = action {
-            outbox.append(.popCancelled(target, reason: reason, time: time))
-            emit(navigation.barVisibility(target.navigator))
+        // The seat whose pop it is, if any: at most one arbiter follows a navigator.
+        for index in arbiters.indices {
+            let action = arbiters[index].abandon(navigator: navigator, keepingTop: top)
+            if case .cancelled(.navigator(let target), let reason) = action {
+                outbox.append(.popCancelled(target, reason: reason, time: time))
+                emit(navigation.barVisibility(target.navigator))
+            }
         }
     }
 
