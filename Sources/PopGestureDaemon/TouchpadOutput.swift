@@ -4,8 +4,8 @@ import PopGestureCore
 import PopGestureInput
 
 /// The touchpad bridge's thin I/O layer: the virtual touchpads (``VirtualTouchpad``), one
-/// per seat, the ``TouchpadBridge`` whose actions it writes to them, and the timer for
-/// the bridge's next frame, which the main loop polls (``LoopTimer``): the input thread
+/// per seat, each seat's ``TouchpadBridge`` (``TouchpadBridges``) whose actions it writes
+/// to them, and the timer for the bridges' next frame, which the main loop polls (``LoopTimer``): the input thread
 /// never sleeps for a frame, so a touch is never held back by the fingers' run.
 ///
 /// The touchpads exist while the `[back-input]` table names `touchpad` for some app:
@@ -15,7 +15,7 @@ import PopGestureInput
 ///
 /// Owned by the input thread, like ``SeatBackInputs``.
 final class TouchpadOutput: LoopTimer {
-    private var bridge = TouchpadBridge()
+    private var bridges = TouchpadBridges()
     private(set) var devices: [Seat: VirtualTouchpad] = [:]
     /// The bridge's deadline; made with the first touchpad.
     private var timer: DeadlineTimer?
@@ -33,7 +33,7 @@ final class TouchpadOutput: LoopTimer {
         if wanted {
             prepare(.seat0)
         } else if !devices.isEmpty {
-            if let output = bridge.abandon() { try? devices[output.seat]?.play(output.actions) }
+            for output in bridges.abandonAll() { try? devices[output.seat]?.play(output.actions) }
             arm()
             devices.removeAll()
             logger.notice("virtual touchpad removed: no app's back input is touchpad")
@@ -54,18 +54,18 @@ final class TouchpadOutput: LoopTimer {
         }
     }
 
-    /// Plays what the bridge makes of one engine event.
+    /// Plays what its seat's bridge makes of one engine event.
     func handle(_ event: EngineEvent) {
-        play(bridge.handle(event, at: DeadlineTimer.now()))
+        play(bridges.handle(event, at: DeadlineTimer.now()))
         arm()
     }
 
     var timerDescriptor: CInt? { timer?.fileDescriptor }
 
-    /// The bridge's deadline passed: its next frame, or the lift.
+    /// A bridge's deadline passed: its next frame, or the lift.
     func timerFired() {
         timer?.acknowledge()
-        play(bridge.expire(at: DeadlineTimer.now()))
+        for output in bridges.expire(at: DeadlineTimer.now()) { play(output) }
         arm()
     }
 
@@ -77,22 +77,22 @@ final class TouchpadOutput: LoopTimer {
         }
         do throws(InputError) {
             try device.play(output.actions)
-            bridge.played(at: DeadlineTimer.now())
+            bridges.played(on: output.seat, at: DeadlineTimer.now())
         } catch {
             logger.warning("touchpad bridge on \(output.seat): \(error.message)")
-            _ = bridge.abandon()  // play lifted the fingers already
+            _ = bridges.abandon(on: output.seat)  // play lifted the fingers already
         }
     }
 
-    /// Arms the timer at the bridge's deadline. A timer that cannot be armed would
-    /// leave the fingers down for ever: they are lifted where they are instead.
+    /// Arms the timer at the earliest bridge's deadline. A timer that cannot be armed
+    /// would leave fingers down for ever: they are lifted where they are instead.
     private func arm() {
         guard let timer else { return }
         do throws(InputError) {
-            try timer.arm(at: bridge.deadline)
+            try timer.arm(at: bridges.deadline)
         } catch {
             logger.error("touchpad bridge: \(error.message); the fingers lift where they are")
-            play(bridge.abandon())
+            for output in bridges.abandonAll() { play(output) }
         }
     }
 }

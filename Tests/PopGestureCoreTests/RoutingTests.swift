@@ -110,7 +110,7 @@ import Testing
         rig.script.up()
         let released = rig.feed()
         #expect((Self.inputProgress(released).last ?? 1) < 0.01, "back to the edge")
-        #expect(released.contains { if case .inputCancelled(_, .released, _) = $0 { true } else { false } })
+        #expect(released.contains { if case .inputCancelled(_, _, .released, _) = $0 { true } else { false } })
         #expect(Self.backs(released).isEmpty)
     }
 
@@ -144,7 +144,7 @@ import Testing
         rig.script.up()
         let events = rig.feed()
         #expect(events.first?.kind == "input-began")
-        #expect(events.contains { if case .inputCancelled(_, .released, _) = $0 { true } else { false } })
+        #expect(events.contains { if case .inputCancelled(_, _, .released, _) = $0 { true } else { false } })
         #expect(Self.backs(events).isEmpty)
     }
 

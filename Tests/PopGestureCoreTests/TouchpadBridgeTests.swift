@@ -67,7 +67,7 @@ import Testing
     /// When the engine made the event: the bridge is played at once.
     static func time(of event: EngineEvent) -> Timestamp {
         switch event {
-        case .inputBegan(_, let t), .inputProgress(_, _, _, _, _, let t), .inputCancelled(_, _, let t),
+        case .inputBegan(_, let t), .inputProgress(_, _, _, _, _, let t), .inputCancelled(_, _, _, let t),
              .backInput(_, _, _, _, let t):
             t
         default:
@@ -118,7 +118,7 @@ import Testing
         rig.script.up()
         let actions = rig.play()
 
-        #expect(rig.events.contains { if case .inputCancelled(_, .released, _) = $0 { true } else { false } })
+        #expect(rig.events.contains { if case .inputCancelled(_, _, .released, _) = $0 { true } else { false } })
         #expect(!rig.events.contains { if case .backInput = $0 { true } else { false } })
         let xs = actions.compactMap(Self.x)
         #expect(try #require(xs.min()) < 85, "the fingers followed the finger first")
@@ -166,7 +166,7 @@ import Testing
         // 9.5 mm → 26 mm: 2 mm a deadline, the last 0.5 mm, then the lift in the same output.
         #expect(run == [73.5, 71.5, 69.5, 67.5, 65.5, 63.5, 61.5, 59.5, 59].map { .move(fingers($0)) } + [.lift])
         #expect(bridge.state == .idle)
-        #expect(bridge.handle(.inputCancelled(app: "firefox", reason: .released, time: .zero), at: Self.ms(90)) == nil,
+        #expect(bridge.handle(.inputCancelled(app: "firefox", seat: .seat0, reason: .released, time: .zero), at: Self.ms(90)) == nil,
                 "nothing is down")
     }
 
@@ -206,7 +206,7 @@ import Testing
         _ = bridge.handle(progress(0), at: Self.ms(0))
         _ = bridge.handle(.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero), at: Self.ms(1))
         _ = bridge.handle(progress(0.05), at: Self.ms(10))
-        _ = bridge.handle(.inputCancelled(app: "firefox", reason: .released, time: .zero), at: Self.ms(11))
+        _ = bridge.handle(.inputCancelled(app: "firefox", seat: .seat0, reason: .released, time: .zero), at: Self.ms(11))
         var actions: [Action] = []
         while let deadline = bridge.deadline {
             let output = bridge.expire(at: deadline)
@@ -216,6 +216,35 @@ import Testing
         #expect(!actions.contains { if case .down = $0 { true } else { false } })
         // The next swipe after that lands at once, as any first swipe.
         #expect(bridge.handle(progress(0.1), at: Self.ms(500))?.actions == [.down(.init(xMillimetres: 85, yMillimetres: [22, 38]))])
+    }
+
+    /// Issue 28: one bridge state for every seat.
+    @Test("Two seats' swipes at once: each seat's touchpad gets its own fingers down, moving and lifted; neither waits")
+    func twoSeatsAtOnce() {
+        let seat1 = Seat(rawValue: "seat1")!
+        var bridges = TouchpadBridges()
+        let progress = { (seat: Seat, p: Double) in
+            EngineEvent.inputProgress(Self.touchpad, app: "firefox", seat: seat, progress: p, commit: 0.3, time: .zero)
+        }
+        #expect(bridges.handle(progress(.seat0, 0), at: Self.ms(0))?.seat == .seat0)
+        #expect(bridges.handle(progress(seat1, 0), at: Self.ms(1))?.actions == [.down(.init(xMillimetres: 85, yMillimetres: [22, 38]))],
+                "seat1 lands at once, though seat0's fingers are down")
+        #expect(bridges.handle(progress(.seat0, 0.05), at: Self.ms(12))?.seat == .seat0)
+        #expect(bridges.handle(progress(seat1, 0.05), at: Self.ms(13))?.seat == seat1)
+        let ends = [
+            bridges.handle(.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero), at: Self.ms(20)),
+            bridges.handle(.inputCancelled(app: "firefox", seat: seat1, reason: .released, time: .zero), at: Self.ms(21)),
+        ]
+        var lifted = Set(ends.compactMap { $0 }.filter { $0.actions.last == .lift }.map(\.seat))
+        var now = Self.ms(21)
+        while let deadline = bridges.deadline, now < Self.ms(10_000) {
+            now = max(now, deadline)
+            for output in bridges.expire(at: now) where output.actions.last == .lift { lifted.insert(output.seat) }
+        }
+        #expect(lifted == [.seat0, seat1])
+        #expect(bridges.bridges.values.allSatisfy { $0.state == .idle })
+        #expect(bridges.handle(.inputCancelled(app: nil, seat: Seat(rawValue: "seat2")!, reason: .released, time: .zero),
+                               at: now) == nil, "an end on a seat with no swipe plays nothing")
     }
 
     @Test("After the fingers rested, a commit runs on at its speed: the first move counts at most 12 ms")
@@ -236,7 +265,7 @@ import Testing
         #expect(bridge.expire(at: Self.ms(10)) == nil)
         #expect(bridge.handle(.inputProgress(Self.touchpad, app: nil, seat: .seat0, progress: 0.2, commit: 0.3, time: .zero),
                               at: Self.ms(10))?.actions.count == 1, "2.5 mm at the finger's event")
-        #expect(bridge.handle(.inputCancelled(app: nil, reason: .released, time: .zero), at: Self.ms(11)) == nil,
+        #expect(bridge.handle(.inputCancelled(app: nil, seat: .seat0, reason: .released, time: .zero), at: Self.ms(11)) == nil,
                 "1 ms after the last frame: the run back waits")
         #expect(bridge.deadline == Self.ms(14))
         #expect(bridge.expire(at: Self.ms(11)) == nil, "a timer fired early")

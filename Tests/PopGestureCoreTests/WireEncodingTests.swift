@@ -41,7 +41,7 @@ struct WireEncodingTests {
                 BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", seat: .seat0, progress: 0.125,
                 commit: 0.3, time: time),
              json: #"{"type":"input-progress","app":"firefox","progress":0.125,"commit":0.3,"time_us":12345678}"#),
-        Line(event: .inputCancelled(app: nil, reason: .released, time: time),
+        Line(event: .inputCancelled(app: nil, seat: .seat0, reason: .released, time: time),
              json: #"{"type":"input-cancelled","reason":"released","time_us":12345678}"#),
         Line(event: .backInput(BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", seat: .seat0, reason: .fling, time: time),
              json: #"{"type":"back-input","app":"firefox","input":"alt+left","reason":"fling","time_us":12345678}"#),
@@ -104,7 +104,7 @@ struct WireEncodingTests {
             #expect(object["app"] as? String == app)
             #expect((object["progress"] as? NSNumber)?.doubleValue == progress)
             #expect((object["commit"] as? NSNumber)?.doubleValue == commit)
-        case .inputCancelled(_, let reason, _):
+        case .inputCancelled(_, _, let reason, _):
             #expect(type == "input-cancelled")
             #expect(object["reason"] as? String == reason.rawValue)
         case .backInput(let input, _, _, _, _):

@@ -27,7 +27,7 @@ public enum EngineEvent: Sendable, Hashable {
     /// follows it for a `touchpad` back input on `seat`.
     case inputProgress(BackInput, app: String?, seat: Seat, progress: Double, commit: Double, time: Timestamp)
     /// That swipe will not go back.
-    case inputCancelled(app: String?, reason: PopCancelReason, time: Timestamp)
+    case inputCancelled(app: String?, seat: Seat, reason: PopCancelReason, time: Timestamp)
     /// That swipe committed: the daemon's virtual device of `seat` (the swiped device's)
     /// is to send `input`.
     case backInput(BackInput, app: String?, seat: Seat, reason: CommitReason, time: Timestamp)

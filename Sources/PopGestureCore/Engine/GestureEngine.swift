@@ -248,12 +248,13 @@ public struct GestureEngine: Sendable {
     /// Removes a device, cancelling its pan (unplug, `ENODEV`).
     public mutating func removeDevice(_ id: DeviceID, at time: Timestamp) {
         guard devices.indices.contains(id.rawValue), var device = devices[id.rawValue] else { return }
-        devices[id.rawValue] = nil
-        while let last = devices.last, last == nil { devices.removeLast() }
+        // Its pan's end first, while the device and its seat are still known.
         if let event = device.pans.deviceRemoved(at: time) {
             let action = arbiters[device.arbiter].handle(event, from: id, surface: device.surface, navigation: navigation)
             apply(action, device: id, time: time)
         }
+        devices[id.rawValue] = nil
+        while let last = devices.last, last == nil { devices.removeLast() }
     }
 
     /// How many device slots the engine holds, present devices and the free slots
@@ -678,7 +679,7 @@ public struct GestureEngine: Sendable {
             outbox.append(.popCancelled(target, reason: reason, time: time))
             emit(navigation.barVisibility(target.navigator))
         case .cancelled(.input(_, let app), let reason):
-            outbox.append(.inputCancelled(app: app, reason: reason, time: time))
+            outbox.append(.inputCancelled(app: app, seat: seat(of: device), reason: reason, time: time))
         }
     }
 

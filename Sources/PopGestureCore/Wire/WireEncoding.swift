@@ -41,7 +41,7 @@ extension ServerEvent {
             self = .inputBegan(app: app, timeMicroseconds: time.microseconds)
         case .inputProgress(_, let app, _, let progress, let commit, let time):
             self = .inputProgress(app: app, progress: progress, commit: commit, timeMicroseconds: time.microseconds)
-        case .inputCancelled(let app, let reason, let time):
+        case .inputCancelled(let app, _, let reason, let time):
             self = .inputCancelled(app: app, reason: CancelReason(reason), timeMicroseconds: time.microseconds)
         case .focusChanged(let focus):
             self = .focusChanged(
