@@ -34,6 +34,8 @@ public struct EngineHost {
         public let reason: RejectionReason
         public let device: DeviceID
         public let time: Timestamp
+        /// The device's seat: `status` shows a rejection to that seat's people only.
+        public var seat: Seat = .seat0
     }
 
     /// `status` lists the last 8 rejected pans: enough to see why the last few swipes did
@@ -52,8 +54,16 @@ public struct EngineHost {
     public private(set) var devices: [Int: Device] = [:]
     /// Where the last committed back went, for `status`.
     public private(set) var lastBack: ServerReply.Status.LastBack?
+    /// The same, for each seat that had one.
+    public private(set) var lastBacks: [Seat: ServerReply.Status.LastBack] = [:]
     /// How many pans were rejected since the start, for `status`.
     public private(set) var rejectedCount: Int64 = 0
+    /// The same, for each seat.
+    public private(set) var rejectedCounts: [Seat: Int64] = [:]
+    /// Users whose `status` shows every seat (root and the daemon's user, as
+    /// ``ServerState/unlimitedUsers``); anyone else's shows their own seat's devices,
+    /// navigators, last back and rejections only. The socket server sets it.
+    public var unlimitedUsers: Set<UInt32> = [0]
     /// The last ``recentRejectionLimit`` rejections, a ring: slot `rejectedCount % limit`
     /// is the next to be overwritten once it is full. Its capacity is reserved at `init`.
     private var rejectionRing: ContiguousArray<Rejection> = []
@@ -291,7 +301,11 @@ public struct EngineHost {
     /// back and the last rejections, and the ``supplement``'s part; the socket side adds
     /// the clients.
     private func status(for asker: ClientID) -> ServerReply.Status {
-        let devices = self.devices.values.sorted { $0.id.rawValue < $1.id.rawValue }.map { device in
+        let askerSeat = seat(of: asker)
+        // A swipe on one seat, its apps and its backs are nobody else's business.
+        let everySeat = feed.engine.navigation.focus.clients[asker]?.uid.map(unlimitedUsers.contains) ?? false
+        let sees = { (seat: Seat) in everySeat || seat == askerSeat }
+        let devices = self.devices.values.filter { sees($0.seat) }.sorted { $0.id.rawValue < $1.id.rawValue }.map { device in
             var entry = ServerReply.Status.Device(
                 device: Int64(device.id.rawValue), name: device.name, path: device.path, kind: device.kind.rawValue,
                 seat: device.seat.rawValue)
@@ -310,12 +324,12 @@ public struct EngineHost {
             return entry
         }
         let navigation = feed.engine.navigation
-        let navigators = navigation.navigators.values.sorted { $0.id < $1.id }.map { nav in
+        let navigators = navigation.navigators.values.filter { sees(seat(of: $0.owner)) }.sorted { $0.id < $1.id }.map { nav in
             ServerReply.Status.Navigator(
                 navigator: nav.id, owner: Int64(nav.owner.rawValue), pages: Int64(nav.depth),
                 front: navigation.front(on: seat(of: nav.owner))?.id == nav.id)
         }
-        let focus = navigation.focus, askerSeat = seat(of: asker)
+        let focus = navigation.focus
         return ServerReply.Status(
             version: ServerState.protocolVersion,
             devices: ServerState.listed(devices, encode: MessageCodec.encodeStatusEntry),
@@ -327,13 +341,14 @@ public struct EngineHost {
                 seat: askerSeat.rawValue, source: focus.source(on: askerSeat).rawValue,
                 app: focus.focusedApp(on: askerSeat), pid: focus.window(on: askerSeat)?.pid.map(Int64.init),
                 shell: focus.shell(on: askerSeat).map { Int64($0.rawValue) }),
-            lastBack: lastBack, daemon: supplement?.daemon, backInput: supplement?.backInput,
-            rejected: recentRejections.map { rejection in
+            lastBack: everySeat ? lastBack : lastBacks[askerSeat], daemon: supplement?.daemon,
+            backInput: supplement?.backInput,
+            rejected: recentRejections.filter { sees($0.seat) }.map { rejection in
                 ServerReply.Status.Rejection(
                     reason: .init(rejection.reason), device: Int64(rejection.device.rawValue),
                     timeMicroseconds: rejection.time.microseconds)
             },
-            rejectedCount: rejectedCount, screen: screen)
+            rejectedCount: everySeat ? rejectedCount : rejectedCounts[askerSeat] ?? 0, screen: screen)
     }
 
     private var screen: ServerReply.Status.Screen {
@@ -362,7 +377,7 @@ public struct EngineHost {
     /// caused it; seat0 for a request's).
     private mutating func drainEngineEvents(into output: inout [EngineOutput], from origin: Seat = .seat0) {
         guard feed.engine.hasEvents else { return }
-        var last: ServerReply.Status.LastBack?
+        var last: (back: ServerReply.Status.LastBack, seat: Seat)?
         // Out of `self` while the engine drains (it holds `self.feed`), and back after:
         // a swap, so that recording a rejection copies and allocates nothing.
         var ring: ContiguousArray<Rejection> = []
@@ -373,11 +388,11 @@ public struct EngineHost {
         feed.engine.drainEvents { event in
             switch event {
             case .back(let navigator, let owner, _, _, _):
-                last = .navigator(navigator: navigator, owner: Int64(owner.rawValue))
-            case .backInput(let input, let app, _, _, _):
-                last = .input(app: app, input: input.spelling)
+                last = (.navigator(navigator: navigator, owner: Int64(owner.rawValue)), focus.clients[owner]?.seat ?? .seat0)
+            case .backInput(let input, let app, let seat, _, _):
+                last = (.input(app: app, input: input.spelling), seat)
             case .rejected(let reason, let device, let time):
-                let rejection = Rejection(reason: reason, device: device, time: time)
+                let rejection = Rejection(reason: reason, device: device, time: time, seat: origin)
                 if ring.count < Self.recentRejectionLimit {
                     ring.append(rejection)
                 } else {
@@ -395,9 +410,11 @@ public struct EngineHost {
             output.append(.event(event, seat: seat))
         }
         swap(&ring, &rejectionRing)
+        if rejected != rejectedCount { rejectedCounts[origin, default: 0] += rejected - rejectedCount }
         rejectedCount = rejected
         if let last {
-            lastBack = last
+            lastBack = last.back
+            lastBacks[last.seat] = last.back
             // Debug, not info: a swipe allocates nothing on this thread unless asked to log.
             logger.debug("back: \(last)")
         }

@@ -618,12 +618,14 @@ public struct ServerState {
         }
     }
 
-    /// The engine side's reply as `asker` gets it: a `status` with the clients added,
-    /// each client's credentials only where the asker may see them (``maySee(_:by:)``).
+    /// The engine side's reply as `asker` gets it: a `status` with the clients of the
+    /// asker's seat added (every seat's for root and the daemon's user), each client's
+    /// credentials only where the asker may see them (``maySee(_:by:)``).
     private func completed(_ reply: ServerReply, for asker: ClientID) -> ServerReply {
         guard case .status(var status) = reply else { return reply }
         let viewer = self.clients[asker]
-        let clients = self.clients.values.sorted { $0.id < $1.id }.map { client in
+        let shown = self.clients.values.filter { client in viewer.map { maySee(seat: client.seat, by: $0) } ?? false }
+        let clients = shown.sorted { $0.id < $1.id }.map { client in
             ServerReply.Status.Client(
                 client: Int64(client.id.rawValue), name: client.name,
                 credentials: client.credentials.flatMap { credentials in

@@ -158,6 +158,7 @@ public final class SocketServer: @unchecked Sendable {
         self.limits = limits
         acceptFailures = AcceptFailureLog(logger: logger)
         self.host = host
+        self.host.unlimitedUsers = unlimitedUsers
         self.maximumLineLength = maximumLineLength
         self.clock = clock
         self.logger = logger

@@ -59,6 +59,55 @@ struct SeatRoutingTests {
         #expect(actions.lines(to: watcher0).isEmpty)
     }
 
+    /// Issue 28: any admitted client saw every seat's devices, navigators, backs and rejections.
+    @Test("status shows the asker's seat only: its devices, navigators, clients, rejections and last back; root sees both")
+    func statusShowsTheAskersSeat() throws {
+        var h = Self.harness()
+        let zero = h.connect(credentials: Self.user(1000, pid: 10))
+        let one = h.connect(credentials: Self.user(2000, pid: 20))
+        let root = h.connect(credentials: Self.user(0, pid: 30))
+        _ = h.send(#"{"type":"create","navigator":"zero-nav","pages":[{"id":"a"},{"id":"b"}]}"#, from: zero)
+        _ = h.send(#"{"type":"create","navigator":"one-nav","pages":[{"id":"a"},{"id":"b"}]}"#, from: one)
+        try h.addTouchscreen()
+        try h.deviceAdded(
+            key: Self.seat1Key, path: "/dev/input/event21", name: "Seat 1 Touchscreen", description: Fixtures.touchscreen,
+            configuration: DeviceConfiguration(seat: Self.seat1), at: h.time)
+        // A vertical scroll on seat 1 (rejected), then a back on seat 1.
+        var scroll = TouchScript(device: Fixtures.touchscreen)
+        scroll.down(at: 0.5, 0.2)
+        scroll.move(byMillimetres: 0, 40, over: .milliseconds(100))
+        scroll.up()
+        _ = h.play(scroll, key: Self.seat1Key)
+        var back = TouchScript(device: Fixtures.touchscreen, start: Fixtures.start + .seconds(5))
+        back.down(at: 0.02, 0.5)
+        back.move(byMillimetres: 60, 0, over: .milliseconds(150))
+        back.up()
+        _ = h.play(back, key: Self.seat1Key)
+        func status(_ asker: ClientID) -> [String: Any] { Self.json(h.reply(#"{"type":"status"}"#, from: asker) ?? "") }
+        func names(_ list: Any?, _ key: String) -> [String] {
+            ((list as? [[String: Any]]) ?? []).compactMap { $0[key] as? String }.sorted()
+        }
+        func numbers(_ list: Any?, _ key: String) -> [Int] {
+            ((list as? [[String: Any]]) ?? []).compactMap { $0[key] as? Int }.sorted()
+        }
+        let ofZero = status(zero), ofOne = status(one), ofRoot = status(root)
+        #expect(names(ofZero["devices"], "seat") == ["seat0"])
+        #expect(names(ofOne["devices"], "seat") == ["seat1"])
+        #expect(names(ofRoot["devices"], "seat") == ["seat0", "seat1"])
+        #expect(names(ofZero["navigators"], "navigator") == ["zero-nav"])
+        #expect(names(ofOne["navigators"], "navigator") == ["one-nav"])
+        #expect(names(ofRoot["navigators"], "navigator") == ["one-nav", "zero-nav"])
+        // Root's connection works at seat0 here (seatOf): seat 0's people see it; seat 1's do not.
+        #expect(numbers(ofZero["clients"], "client") == [Int(zero.rawValue), Int(root.rawValue)])
+        #expect(numbers(ofOne["clients"], "client") == [Int(one.rawValue)])
+        #expect(numbers(ofRoot["clients"], "client").count == 3)
+        #expect((ofZero["rejected"] as? [Any])?.isEmpty == true && ofZero["rejectedCount"] as? Int == 0)
+        #expect((ofOne["rejected"] as? [Any])?.count == 1 && ofOne["rejectedCount"] as? Int == 1)
+        #expect(ofZero["lastBack"] == nil, "seat 1's back is not seat 0's business")
+        #expect((ofOne["lastBack"] as? [String: Any])?["navigator"] as? String == "one-nav")
+        #expect((ofRoot["lastBack"] as? [String: Any])?["navigator"] as? String == "one-nav")
+    }
+
     @Test("a focus change on seat 1 reaches seat 1's observers only")
     func focusStaysOnItsSeat() {
         var h = Self.harness()
