@@ -66,17 +66,17 @@ public final class ClientAdmission: Sendable {
     /// - Parameters:
     ///   - seatUsers: asked at each connection under `seat`, so a user who takes over
     ///     the seat can connect at once. Default: logind's (``SeatUsers/current()``).
-    ///   - seatOf: default logind's (``SeatUsers/seat(of:)``).
+    ///   - seatOf: default logind's (``SeatUsers/seat(of:daemonUID:)``).
     ///   - hasSeatSession: default logind's (``SeatUsers/hasSeatSession(uid:)``).
     public init(
         mode: ClientsMode, daemonUID: UInt32 = getuid(),
         seatUsers: @escaping @Sendable () -> SeatUsers = SeatUsers.current,
-        seatOf: @escaping @Sendable (PeerCredentials?) -> Seat = SeatUsers.seat(of:),
+        seatOf: (@Sendable (PeerCredentials?) -> Seat)? = nil,
         hasSeatSession: @escaping @Sendable (UInt32) -> Bool = SeatUsers.hasSeatSession(uid:)
     ) {
         self.daemonUID = daemonUID
         self.mode = Mutex(mode)
-        self.seatOf = seatOf
+        self.seatOf = seatOf ?? { SeatUsers.seat(of: $0, daemonUID: daemonUID) }
         self.seatUsers = seatUsers
         self.hasSeatSession = hasSeatSession
     }

@@ -57,9 +57,18 @@ public struct SeatUsers: Sendable, Hashable {
     /// The seat a connecting process works at, as logind says: its session's seat
     /// (`sd_pid_get_session`, `sd_session_get_seat`); for a process in no session with a
     /// seat (a `systemd --user` service, such as a bridge), the seat its user is active
-    /// on (`sd_uid_get_seats`); else seat0, the one every machine has.
-    @Sendable
-    public static func seat(of peer: PeerCredentials?) -> Seat {
+    /// on (`sd_uid_get_seats`); else, while logind has seats, ``Seat/none`` (a user over
+    /// SSH acts on no seat's swipes, even under `clients = any`), but for root and
+    /// `daemonUID` (services, tests), and on a machine without logind, seat0.
+    public static func seat(of peer: PeerCredentials?, daemonUID: UInt32) -> Seat {
+        let seat = seatOfSession(peer)
+        guard seat == nil, let peer else { return seat ?? .seat0 }
+        if peer.uid == 0 || peer.uid == daemonUID { return .seat0 }
+        return sd_get_seats(nil) > 0 ? .none : .seat0
+    }
+
+    /// The seat of the peer's session or of its user's, when logind names one.
+    private static func seatOfSession(_ peer: PeerCredentials?) -> Seat? {
         guard let peer else { return .seat0 }
         var session: UnsafeMutablePointer<CChar>?
         if sd_pid_get_session(pid_t(peer.pid), &session) >= 0, let session {
@@ -70,14 +79,19 @@ public struct SeatUsers: Sendable, Hashable {
                 if let seat = Seat(rawValue: String(cString: name)) { return seat }
             }
         }
+        // The seat its user is active on; else one it has a session on (switched away from).
+        return seatsOfUser(peer.uid, active: true).min() ?? seatsOfUser(peer.uid, active: false).min()
+    }
+
+    /// The seats `uid` has a session on (`active`: the active session of).
+    private static func seatsOfUser(_ uid: UInt32, active: Bool) -> [Seat] {
         var seats: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-        let count = sd_uid_get_seats(uid_t(peer.uid), 1, &seats)
-        guard count > 0, let seats else { return .seat0 }
+        let count = sd_uid_get_seats(uid_t(uid), active ? 1 : 0, &seats)
+        guard count > 0, let seats else { return [] }
         defer {
             for index in 0..<Int(count) { free(seats[index]) }
             free(seats)
         }
-        let names = (0..<Int(count)).compactMap { seats[$0].flatMap { Seat(rawValue: String(cString: $0)) } }
-        return names.min() ?? .seat0
+        return (0..<Int(count)).compactMap { seats[$0].flatMap { Seat(rawValue: String(cString: $0)) } }
     }
 }

@@ -108,6 +108,27 @@ struct SeatRoutingTests {
         #expect((ofRoot["lastBack"] as? [String: Any])?["navigator"] as? String == "one-nav")
     }
 
+    /// Issue 28: a peer with no seat counted as seat0's, so an SSH user acted on seat 0.
+    @Test("a client at no seat (logged in over SSH) gets no swipe of seat 0, as owner or observer, and status shows it no device")
+    func noSeatGetsNothing() throws {
+        var h = Harness()
+        h.state = ServerState(seatOf: { $0?.uid == 3000 ? Seat.none : .seat0 }, logger: quietLogger)
+        let remote = h.connect(credentials: Self.user(3000, pid: 40))
+        _ = h.send(#"{"type":"create","navigator":"remote","pages":[{"id":"a"},{"id":"b"}]}"#, from: remote)
+        _ = h.send(#"{"type":"subscribe"}"#, from: remote)
+        try h.addTouchscreen()
+        var back = TouchScript(device: Fixtures.touchscreen)
+        back.down(at: 0.02, 0.5)
+        back.move(byMillimetres: 60, 0, over: .milliseconds(150))
+        back.up()
+        let actions = h.play(back)
+        #expect(actions.lines(to: remote).isEmpty)
+        #expect(h.engine.navigation.navigators["remote"]?.pages.count == 2, "no back popped it")
+        let status = Self.json(h.reply(#"{"type":"status"}"#, from: remote) ?? "")
+        #expect((status["devices"] as? [Any])?.isEmpty == true)
+        #expect(Seat.none.description == "no seat")
+    }
+
     @Test("a focus change on seat 1 reaches seat 1's observers only")
     func focusStaysOnItsSeat() {
         var h = Self.harness()

@@ -6,8 +6,14 @@
 public struct Seat: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
     public let rawValue: String
 
-    /// The seat every machine has, and every device and client without another.
+    /// The seat every machine has, and every device without another.
     public static let seat0 = Seat(validated: "seat0")
+
+    /// No seat: where a client works whose user logind puts at none (logged in over SSH,
+    /// a cron job) while logind has seats. No device is ever on it, so its navigators get
+    /// no swipe and its observers see no seat's events, focus or backs. Never a udev
+    /// `ID_SEAT` (its name is empty, which ``init(rawValue:)`` refuses).
+    public static let none = Seat(validated: "")
 
     /// The longest seat name taken: 64 bytes. logind's own are `seat` and a few
     /// characters; a longer `ID_SEAT` is a udev rule's mistake, refused, not truncated.
@@ -47,5 +53,5 @@ public struct Seat: RawRepresentable, Sendable, Hashable, Comparable, CustomStri
 
     public static func < (lhs: Seat, rhs: Seat) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    public var description: String { rawValue }
+    public var description: String { rawValue.isEmpty ? "no seat" : rawValue }
 }
