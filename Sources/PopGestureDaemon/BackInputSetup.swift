@@ -87,6 +87,9 @@ public struct BackInputSetup: Sendable {
 /// Owned by the input thread, like the ``BackInputSetup`` it follows.
 final class SeatBackInputs {
     private(set) var devices: [Seat: BackInputDevice] = [:]
+    /// Every seat other than seat0 that has had a touch device, with a device now or not
+    /// (the back input off, or its device failed): a reload makes each one's.
+    private(set) var seats: Set<Seat> = []
     /// Seats whose device could not be made, so that the warning is logged once.
     private var failed: Set<Seat> = []
     private let logger: Logger
@@ -96,7 +99,9 @@ final class SeatBackInputs {
     /// Makes `seat`'s device for `setup`'s codes unless it has one with them. Nothing
     /// for seat0, or when the back input is off.
     func prepare(_ seat: Seat, for setup: BackInputSetup) {
-        guard seat != .seat0, let codes = setup.device.map({ Set($0.codes) }) else { return }
+        guard seat != .seat0 else { return }
+        seats.insert(seat)
+        guard let codes = setup.device.map({ Set($0.codes) }) else { return }
         if let kept = devices[seat], Set(kept.codes) == codes { return }
         do {
             devices[seat] = try BackInputDevice(codes: codes, seat: seat)
@@ -109,9 +114,10 @@ final class SeatBackInputs {
     }
 
     /// A reload changed the back input: each seat's device is made again for it (or
-    /// dropped, when it is off).
+    /// dropped, when it is off), every seat that has had a touch device, not only those
+    /// with a device now: one turned on by the reload gets its first.
     func follow(_ setup: BackInputSetup) {
-        for seat in devices.keys.sorted() {
+        for seat in seats.sorted() {
             if setup.device == nil { devices[seat] = nil } else { prepare(seat, for: setup) }
         }
     }

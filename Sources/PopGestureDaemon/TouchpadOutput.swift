@@ -22,16 +22,20 @@ final class TouchpadOutput: LoopTimer {
     /// Whether some app's back input is `touchpad`.
     private var wanted = false
     private var failed: Set<Seat> = []
+    /// Every seat that has had a touch device, seat0 always: a reload that turns the
+    /// touchpad bridge on makes each one's touchpad.
+    private var seats: Set<Seat> = [.seat0]
     private let logger: Logger
 
     init(logger: Logger) { self.logger = logger }
 
-    /// Follows the back input table in force: makes seat0's touchpad when an app is
-    /// marked `touchpad`, drops every touchpad when none is (after lifting fingers down).
+    /// Follows the back input table in force: makes the touchpad of every seat that has
+    /// had a touch device (seat0's always) when an app is marked `touchpad`, drops every
+    /// touchpad when none is (after lifting fingers down).
     func follow(_ map: BackInputMap) {
         wanted = map.usesTouchpad
         if wanted {
-            prepare(.seat0)
+            for seat in seats.sorted() { prepare(seat) }
         } else if !devices.isEmpty {
             for output in bridges.abandonAll() { try? devices[output.seat]?.play(output.actions) }
             arm()
@@ -42,6 +46,7 @@ final class TouchpadOutput: LoopTimer {
 
     /// Makes `seat`'s touchpad when one is wanted and it has none.
     func prepare(_ seat: Seat) {
+        seats.insert(seat)
         guard wanted, devices[seat] == nil else { return }
         do throws(InputError) {
             if timer == nil { timer = try DeadlineTimer(for: "the touchpad bridge") }

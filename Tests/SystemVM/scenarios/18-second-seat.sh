@@ -4,7 +4,9 @@
 # `loginctl attach` writes one). The installed daemon reads both, makes a second back
 # input device for seat1 (phys popgestured-back/seat1, which the package's
 # 71-popgestured-back-seat rule puts on seat1), and a left-edge swipe on each screen
-# types Alt+Left on its own seat's back input device only.
+# types Alt+Left on its own seat's back input device only. Issue 28: both screens
+# swiped at once type on both seats (one arbiter per seat: neither is busy), and a
+# reload that turns the back input off and on again gives seat1 its device again.
 # shellcheck source=../lib.sh
 . "$TIER/lib.sh"
 
@@ -98,6 +100,35 @@ sleep 2
 log "seat0's device: $(key_lines 0 | tr '\n' ','); seat1's: $(key_lines 1 | tr '\n' ',')"
 [ "$(key_lines 0)" = "$want" ] || fail "seat0's back input sent $(key_lines 0 | tr '\n' ','), not Alt+Left once"
 [ "$(key_count 1)" -eq 4 ] || fail "a swipe on seat0 typed on seat1: $(key_lines 1 | tr '\n' ',')"
+
+step "both screens swiped at once: Alt+Left on each seat's back input, neither busy"
+play "$screen0" "$WORK/edge-swipe.events" &
+both0=$!
+play "$screen1" "$WORK/edge-swipe.events" &
+both1=$!
+wait "$both0" "$both1" || fail "playing the two swipes at once failed"
+wait_for 20 "8 key events on each seat's back input" sh -c \
+    "[ \$(awk '\$1 == \"key\"' '$WORK/keys0.out' | wc -l) -ge 8 ] && [ \$(awk '\$1 == \"key\"' '$WORK/keys1.out' | wc -l) -ge 8 ]"
+sleep 2
+log "seat0's device: $(key_lines 0 | tr '\n' ','); seat1's: $(key_lines 1 | tr '\n' ',')"
+[ "$(key_count 0)" -eq 8 ] && [ "$(key_count 1)" -eq 8 ] ||
+    fail "two swipes at once typed $(key_count 0) keys on seat0 and $(key_count 1) on seat1, not 8 each"
+
+step "a reload turns the back input off, then on: seat1's device comes back with seat0's"
+conf=/etc/popgestured/popgestured.conf
+mkdir -p /etc/popgestured
+had_conf=false
+if [ -f "$conf" ]; then had_conf=true; cp -p "$conf" "$WORK/popgestured.conf.orig"; fi
+{ echo 'back-input = none'; grep -vE '^[[:space:]]*back-input[[:space:]]*=' "$WORK/popgestured.conf.orig" 2>/dev/null || true; } >"$conf.new"
+mv "$conf.new" "$conf"
+systemctl reload popgestured.service
+no_back_input_of() { ! has_back_input_of "$1"; }
+wait_for 60 "seat1's back input device to go" no_back_input_of seat1
+if $had_conf; then cp -p "$WORK/popgestured.conf.orig" "$conf"; else rm -f "$conf"; fi
+systemctl reload popgestured.service
+wait_for 60 "seat0's back input device again" has_back_input_of seat0
+wait_for 60 "seat1's back input device again" has_back_input_of seat1
+log "after the reloads: seat0 $(back_input_of seat0), seat1 $(back_input_of seat1)"
 
 step "the daemon's journal"
 show journal_since_mark
