@@ -214,7 +214,7 @@ class Client:
 # ---------------------------------------------------------------- the daemon
 
 class Daemon:
-    def __init__(self, binary, workdir, name, extra_args=(), prlimit_nofile=None, watchdog_usec=WATCHDOG_USEC):
+    def __init__(self, binary, workdir, name, extra_args=(), prlimit_nofile=None, watchdog_usec=WATCHDOG_USEC, env=None):
         self.dir = os.path.join(workdir, name)
         os.makedirs(self.dir)
         self.socket = os.path.join(self.dir, "d.sock")
@@ -229,7 +229,7 @@ class Daemon:
         self.stopped = threading.Event()
         threading.Thread(target=self._read_notify, daemon=True).start()
 
-        env = dict(os.environ, NOTIFY_SOCKET=self.notify_path, WATCHDOG_USEC=str(watchdog_usec))
+        env = dict(os.environ, NOTIFY_SOCKET=self.notify_path, WATCHDOG_USEC=str(watchdog_usec), **(env or {}))
         env.pop("WATCHDOG_PID", None)
         command = [binary, "run", "--socket", self.socket, "--config", self.config, *extra_args]
         if prlimit_nofile is not None:
@@ -628,6 +628,142 @@ ATTACKS = [
     ("200-non-reading-subscribers", attack_non_reading_subscribers(200), {}),
     ("fd-exhaustion", attack_fd_exhaustion, {"prlimit_nofile": 64}),
 ]
+
+
+# A system bus of the suite's own for the forged-signal attack: the system bus's rules
+# (signals may go to anyone, method calls only where a rule allows, names owned only by
+# whom a rule names), iio-sensor-proxy's (root owns net.hadess.SensorProxy, anyone may
+# call it), and the bus's own interface open to all.
+SYSTEM_BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={path}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus"/>
+    <allow send_destination="net.hadess.SensorProxy"/>
+  </policy>
+  <policy user="root">
+    <allow own="net.hadess.SensorProxy"/>
+  </policy>
+</busconfig>
+"""
+FORGED_ROUNDS = 100                 # rounds of forged signals, two signals each
+
+
+def check_forged_sensor_signals(binary, workdir):
+    """Issue 28: iio-sensor-proxy's signals forged by another user on the system bus.
+
+    The daemon follows a stand-in proxy (Tests/Fixtures/iio/fake-sensor-proxy.py, root's)
+    on a dbus-daemon with the system bus's rules. As nobody, Tests/Fixtures/iio/
+    forge-signals.py sends the daemon's connection 100 forged PropertiesChanged
+    (bottom-up) and 100 forged NameOwnerChanged ("the proxy left"), unicast. The
+    rotation must stay the sensor's 90 degrees, the daemon must not claim again, and
+    its status round trips while it reads them are timed beside those before.
+    """
+    python = "/usr/bin/python3"  # Debian's, which python3-gi serves
+    fixtures = os.path.join(REPO, "Tests", "Fixtures", "iio")
+    for tool in ("dbus-daemon", "gdbus", "setpriv"):
+        expect(shutil.which(tool), f"{tool} is missing (scripts/setup installs it)")
+    expect(os.geteuid() == 0, "the suite must run as root: the forger runs as another user, nobody")
+    folder = os.path.join(workdir, "forged-sensor-signals-bus")
+    os.makedirs(folder)
+    os.chmod(folder, 0o755)
+    bus_path = os.path.join(folder, "system_bus_socket")
+    conf = os.path.join(folder, "system.conf")
+    with open(conf, "w") as f:
+        f.write(SYSTEM_BUS_CONF.format(path=bus_path))
+    address = f"unix:path={bus_path}"
+    children = []
+
+    def start(command, env=None, log=None):
+        child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=log or subprocess.DEVNULL, env=dict(os.environ, **(env or {})))
+        children.append(child)
+        return child
+
+    def claims():
+        done = subprocess.run(["gdbus", "call", "--address", address, "--dest", "net.hadess.SensorProxy",
+                               "--object-path", "/net/hadess/SensorProxy",
+                               "--method", "net.hadess.SensorProxy.FakeControl.Claims"],
+                              capture_output=True, text=True, timeout=10)
+        match = re.search(r"uint32 (\d+)", done.stdout)
+        expect(match, f"the stand-in proxy did not say its claims: {done.stdout}{done.stderr}")
+        return int(match.group(1))
+
+    daemon = None
+    try:
+        start(["dbus-daemon", f"--config-file={conf}", "--nofork", "--nopidfile"])
+        deadline = time.monotonic() + 10
+        while not os.path.exists(bus_path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        expect(os.path.exists(bus_path), "dbus-daemon made no socket")
+        os.chmod(bus_path, 0o777)  # the forger, nobody, must reach the bus as any local user does
+        proxy = start([python, os.path.join(fixtures, "fake-sensor-proxy.py"), "left-up"],
+                      env={"DBUS_SYSTEM_BUS_ADDRESS": address})
+        expect(proxy.stdout.readline().strip() == b"ready", "the stand-in proxy did not start")
+        fifo = os.path.join(folder, "touch.fifo")
+        os.mkfifo(fifo)
+        daemon = Daemon(binary, workdir, "forged-sensor-signals", extra_args=("--event-pipe", fifo, "--log-level", "debug"),
+                        env={"DBUS_SYSTEM_BUS_ADDRESS": address})
+        client = Client(daemon.socket, name="watcher")
+
+        def screen():
+            started = time.monotonic()
+            reply = client.request({"type": "status"}, timeout=10)
+            return reply.get("screen") or {}, time.monotonic() - started
+
+        deadline = time.monotonic() + 20
+        while screen()[0].get("rotation") != 90 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        expect(screen()[0].get("rotation") == 90, f"the daemon did not follow the sensor: {screen()[0]}")
+        before_claims = claims()
+        idle = [screen()[1] for _ in range(20)]
+
+        forger = subprocess.Popen(
+            ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--",
+             python, os.path.join(fixtures, "forge-signals.py"), address, str(daemon.pid), "bottom-up", str(FORGED_ROUNDS)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        children.append(forger)
+        under_attack = []
+        while forger.poll() is None and len(under_attack) < 500:
+            under_attack.append(screen()[1])
+        out, err = forger.communicate(timeout=30)
+        expect(forger.returncode == 0 and b"sent" in out, f"the forger failed: {out!r} {err[-300:]!r}")
+        deadline = time.monotonic() + 15
+        while b"not the bus: ignored" not in daemon.log_text() and time.monotonic() < deadline:
+            under_attack.append(screen()[1])
+        expect(b"not the bus: ignored" in daemon.log_text(), "the daemon never read the forged NameOwnerChanged")
+        now, _ = screen()
+        expect(now.get("rotation") == 90 and now.get("rotationSource") == "sensor" and now.get("sensor") == "left-up",
+               f"forged signals changed the screen: {now}")
+        after_claims = claims()
+        expect(after_claims == before_claims, f"the daemon claimed the sensor again ({before_claims} -> {after_claims})")
+        expect(b"iio-sensor-proxy: absent" not in daemon.log_text(), "a forged NameOwnerChanged made the daemon forget the proxy")
+        expect(daemon.alive(), "the daemon died")
+        client.close()
+        return {"forged signals": 2 * FORGED_ROUNDS, "rotation": f"{now.get('rotation')} (sensor, as before)",
+                "claims": f"{before_claims} -> {after_claims}",
+                "status ms p50 / max without load": f"{percentile(idle, 50) * 1000:.2f} / {max(idle) * 1000:.2f}",
+                "while forged": f"{percentile(under_attack, 50) * 1000:.2f} / {max(under_attack) * 1000:.2f}"}
+    finally:
+        if daemon is not None:
+            daemon.stop()
+        for child in reversed(children):
+            if child.poll() is None:
+                child.kill()
+            child.wait()
 
 
 def check_configuration_files(binary, workdir):
@@ -1282,6 +1418,7 @@ def main():
     checks = [(name, lambda a=attack, n=name, o=options: run_attack(args.binary, workdir, n, a, o))
               for name, attack, options in ATTACKS]
     checks.append(("configuration-files", lambda: check_configuration_files(args.binary, workdir)))
+    checks.append(("forged-sensor-signals", lambda: check_forged_sensor_signals(args.binary, workdir)))
     checks += [(name, lambda n=name, l=load: run_latency(args.binary, workdir, n, l, latency))
                for name, load in LATENCY_ATTACKS]
     selected = [(name, check) for name, check in checks if not args.only or re.search(args.only, name)]

@@ -2,19 +2,21 @@
 """Forges iio-sensor-proxy's signals, as any local user could, to the connection of
 process PID on the bus at ADDRESS (unicast, from this connection's own name):
 
-    forge-signals.py ADDRESS PID ORIENTATION
+    forge-signals.py ADDRESS PID ORIENTATION [TIMES]
 
 1. PropertiesChanged on /net/hadess/SensorProxy: AccelerometerOrientation ORIENTATION;
 2. NameOwnerChanged("net.hadess.SensorProxy", old owner, ""): "the proxy is gone".
 
-Prints the target's unique name, then "sent". The daemon must ignore both: neither
-comes from the name's owner, nor the second from the bus itself.
+Sends both TIMES times (default once). Prints the target's unique name, then "sent".
+The daemon must ignore both: neither comes from the name's owner, nor the second from
+the bus itself.
 """
 import sys
 
 from gi.repository import Gio, GLib
 
 address, pid, orientation = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+times = int(sys.argv[4]) if len(sys.argv) > 4 else 1
 conn = Gio.DBusConnection.new_for_address_sync(
     address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION, None, None)
 
@@ -37,10 +39,11 @@ if target is None:
     sys.exit("no connection of pid %d on the bus" % pid)
 print(target, flush=True)
 owner = bus("GetNameOwner", "net.hadess.SensorProxy", signature="(s)")[0]
-conn.emit_signal(target, "/net/hadess/SensorProxy", "org.freedesktop.DBus.Properties", "PropertiesChanged",
-                 GLib.Variant("(sa{sv}as)", ("net.hadess.SensorProxy",
-                                             {"AccelerometerOrientation": GLib.Variant("s", orientation)}, [])))
-conn.emit_signal(target, "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
-                 GLib.Variant("(sss)", ("net.hadess.SensorProxy", owner, "")))
+for _ in range(times):
+    conn.emit_signal(target, "/net/hadess/SensorProxy", "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                     GLib.Variant("(sa{sv}as)", ("net.hadess.SensorProxy",
+                                                 {"AccelerometerOrientation": GLib.Variant("s", orientation)}, [])))
+    conn.emit_signal(target, "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+                     GLib.Variant("(sss)", ("net.hadess.SensorProxy", owner, "")))
 conn.flush_sync(None)
 print("sent", flush=True)
