@@ -429,7 +429,7 @@ public struct ServerState {
             seatShells[client.seat] = nil
             logger.info("\(client.logName) is no longer the shell of \(client.seat), until its user is back")
         }
-        logger.info("\(client.logName) paused: \(reason)")
+        logger.info("\(client.logName) paused until its user is back at a seat (\(reason))")
         // Before hello there is no one to tell: its hello reply says so.
         guard client.greeted else { return }
         actions.append(.send(id, line: Self.pausedLine(client)))

@@ -106,14 +106,20 @@ declare -A CLIENT_PID
 client() {
     local name=$1 user=$2
     shift 2
-    rm -f "$WORK/$name.out" "$WORK/$name.err" "$WORK/$name.exit"
+    rm -f "$WORK/$name.out" "$WORK/$name.err" "$WORK/$name.exit" "$WORK/$name.pid"
     (
+        # setpriv execs client.py: this pid is the client's, for cleanup to end it (a
+        # paused client outlives a user switch, and must not outlive its scenario).
         setpriv --reuid="$user" --regid="$user" --init-groups \
-            python3 "$TIER/client.py" --name "$name" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+            python3 "$TIER/client.py" --name "$name" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+        echo $! >"$WORK/$name.pid"
+        wait $!
         echo $? >"$WORK/$name.exit"
     ) &
     CLIENT_PID[$name]=$!
     BG_PIDS+=("$!")
+    wait_for 10 "$name's pid" test -s "$WORK/$name.pid"
+    BG_PIDS+=("$(cat "$WORK/$name.pid")")
     wait_for 30 "the daemon's first line to $name" test -s "$WORK/$name.out"
 }
 # lines NAME: what NAME received so far, indented.
