@@ -81,7 +81,8 @@ ExecStart=
 ExecStart=-/sbin/agetty -o '-p -f -- \\\\u' --noclear --autologin $user - \$TERM
 EOF
     systemctl daemon-reload
-    systemctl start "getty@tty$vt.service"
+    # restart, not start: a getty already running on that VT (logind's autovt) would keep its old command line
+    systemctl restart "getty@tty$vt.service"
     wait_for 120 "$user's session on seat0 (tty$vt)" has_session "$user"
     log "$user logged in on tty$vt: session $(session_of "$user")"
 }

@@ -8,7 +8,8 @@
 # none fits (sway's, without SWAYSOCK given to systemd) it says so and ends inactive, not failed, never
 # restarted. In sway's session (a stand-in sway IPC socket) it runs sway's bridge,
 # which becomes the daemon's shell. A real failure is restarted until systemd's
-# start limit. The per-bridge sway unit replaces it (Conflicts=), also when both
+# start limit. A user switch to bob and back pauses alice's bridge and resumes it as
+# the shell, with no restart (issue 28). The per-bridge sway unit replaces it (Conflicts=), also when both
 # are wanted at once. apt remove stops it in alice's manager and masks it; apt
 # purge leaves no link.
 # shellcheck source=../lib.sh
@@ -131,6 +132,26 @@ wait_for 30 "$unit to be active" user_ctl is-active --quiet "$unit"
 wait_for 60 "the daemon's focus from alice's sway bridge" shell_focus org.example.one
 show popgesturectl status
 wait_for 30 "the journal's line saying that bridge auto runs sway's bridge" journal_has "popgesturectl bridge auto: SWAYSOCK is set: running bridge sway"
+bridge_journal "$unit"
+
+step "a user switch to bob and back: alice's bridge is paused, never ended, and is the shell again (issue 28)"
+id bob >/dev/null 2>&1 || useradd -m -s /bin/bash bob
+autologin bob 3
+bridge_pid=$(prop MainPID "$unit")
+activate bob
+wait_for 30 "the journal's line saying alice's bridge is paused" journal_has "popgesturectl bridge sway: paused:"
+no_shell_focus() { ! shell_focus org.example.one; }
+wait_for 30 "the daemon's focus to be no longer alice's bridge's" no_shell_focus
+sleep 3  # a bridge that ended would be restarted (RestartSec=2) or be inactive by now
+show user_ctl show -p ActiveState -p MainPID -p NRestarts "$unit"
+user_ctl is-active --quiet "$unit" || fail "$unit ended at the switch to bob"
+[ "$(prop MainPID "$unit")" = "$bridge_pid" ] || fail "$unit's bridge was restarted at the switch (pid $bridge_pid, now $(prop MainPID "$unit"))"
+activate alice
+wait_for 60 "the daemon's focus from alice's bridge again, with no restart" shell_focus org.example.one
+wait_for 30 "the journal's line saying alice's bridge is resumed" journal_has "popgesturectl bridge sway: resumed: the shell again"
+[ "$(prop MainPID "$unit")" = "$bridge_pid" ] && [ "$(prop NRestarts "$unit")" = 0 ] ||
+    fail "$unit's bridge was restarted over the switch (pid $bridge_pid, now $(prop MainPID "$unit"), $(prop NRestarts "$unit") restarts)"
+log "alice's bridge (pid $bridge_pid) was paused while bob was active and is the shell again, never restarted"
 bridge_journal "$unit"
 
 step "the sway unit started by hand replaces bridge auto's (Conflicts=): one shell"
