@@ -1,0 +1,112 @@
+#!/bin/bash
+# Issue 28, a user switch A → B → A with the clients people run: alice's Python app
+# (clients/python's BlockingClient) and `popgesturectl session` (the Swift command
+# line), each owning a navigator (home, detail) on a real touchscreen (the ELAN panel).
+# While bob is active, a swipe reaches neither and both stay connected; back on alice,
+# the next swipe's back reaches the same connections: the Python app's first (its
+# navigator is in front, created last), then, once it has left, the Swift one's.
+# shellcheck source=../lib.sh
+. "$TIER/lib.sh"
+
+desc=$(recording elan-touchscreen.desc)
+
+step "the package (installed by an earlier scenario, or now)"
+if ! dpkg -s popgestured >/dev/null 2>&1; then
+    cp "$REPO/$DEB" /root/
+    DEBIAN_FRONTEND=noninteractive apt-get install -y "/root/${DEB##*/}" >"$WORK/apt.log" 2>&1 ||
+        { sed 's/^/      /' "$WORK/apt.log"; fail "apt install ./${DEB##*/} failed"; }
+fi
+
+step "alice and bob logged in on seat0, alice active; a touchscreen"
+for user in alice bob; do id "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user"; done
+has_session alice || autologin alice 2
+has_session bob || autologin bob 3
+activate alice
+journal_mark
+create_device "$desc"
+screen=$DEV_NODE
+systemctl start popgestured.service
+wait_for 120 "the daemon to use $screen" sh -c \
+    "journalctl -u popgestured.service -o cat | grep -q '$screen \"ELAN Touchscreen\": using it as a touchscreen'"
+# From 1 % of the width, 150 mm to the right in 300 ms, then up (as 18-second-seat's).
+width=$(awk '$1 == "A:" && $2 == "35" { print $4 - $3; exit }' "$desc")
+res=$(awk '$1 == "A:" && $2 == "35" { print $7; exit }' "$desc")
+to=$(awk -v w="$width" -v r="$res" 'BEGIN { printf "%.4f", 0.01 + 150 * r / w }')
+python3 "$REPO/Tests/VM/make-swipe.py" "$desc" --from 0.01 --to "$to" --duration-ms 300 >"$WORK/edge-swipe.events"
+
+step "alice's Swift and Python clients, each with a navigator"
+# The Swift one: popgesturectl session, waiting for its back for up to 10 minutes.
+printf '%s\n' "create swift home detail" "wait back swift --timeout 600" >"$WORK/swift.script"
+chmod 644 "$WORK/swift.script"
+(
+    setpriv --reuid=alice --regid=alice --init-groups \
+        popgesturectl session --app org.example.swift <"$WORK/swift.script" >"$WORK/swift.out" 2>"$WORK/swift.err" &
+    echo $! >"$WORK/swift.pid"
+    wait $!
+    echo $? >"$WORK/swift.exit"
+) &
+BG_PIDS+=("$!")
+wait_for 10 "the Swift client's pid" test -s "$WORK/swift.pid"
+BG_PIDS+=("$(cat "$WORK/swift.pid")")
+wait_for 30 "the Swift client's navigator" grep -q 'ok.*create' "$WORK/swift.out"
+# The Python one: prints each event's type; ends after its back.
+cat >"$WORK/py-client.py" <<'PY'
+import sys
+import popgesture
+client = popgesture.BlockingClient(app="org.example.py", name="systemvm python")
+client.wait_ready(30)
+client.create("py", ["home", "detail"])
+for event in client.events():
+    print(event.type, flush=True)
+    if event.type == "back":
+        break
+print("paused" if client.client.paused else "served", flush=True)
+PY
+chmod 644 "$WORK/py-client.py"
+(
+    setpriv --reuid=alice --regid=alice --init-groups env PYTHONPATH="$REPO/clients/python" \
+        python3 "$WORK/py-client.py" >"$WORK/py.out" 2>"$WORK/py.err" &
+    echo $! >"$WORK/py.pid"
+    wait $!
+    echo $? >"$WORK/py.exit"
+) &
+BG_PIDS+=("$!")
+wait_for 10 "the Python client's pid" test -s "$WORK/py.pid"
+BG_PIDS+=("$(cat "$WORK/py.pid")")
+in_front() { popgesturectl status --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+sys.exit(0 if any(n.get("navigator") == sys.argv[1] and n.get("front") for n in s.get("navigators", [])) else 1)' "$1"; }
+wait_for 30 "the Python client's navigator in front" in_front py
+show popgesturectl status
+
+step "switch seat0 to bob: both clients paused, still connected; a swipe reaches neither"
+activate bob
+wait_for 30 "the Python client's paused" grep -qx paused "$WORK/py.out"
+# popgesturectl session prints events in columns: the type after the (empty) time.
+wait_for 30 "the Swift client's paused" grep -qE '^ *paused ' "$WORK/swift.out"
+play "$screen" "$WORK/edge-swipe.events"
+sleep 3
+grep -qE '^(pop-began|back)$' "$WORK/py.out" && { cat "$WORK/py.out"; fail "a swipe while bob is active reached alice's Python client"; }
+grep -qE '^ *[0-9.]*s? *(pop-began|back) ' "$WORK/swift.out" && { cat "$WORK/swift.out"; fail "a swipe while bob is active reached alice's Swift client"; }
+[ ! -e "$WORK/py.exit" ] && [ ! -e "$WORK/swift.exit" ] || fail "a client ended while paused"
+log "while bob was active: python $(tr '\n' ' ' <"$WORK/py.out"); swift: $(grep -c . "$WORK/swift.out") lines"
+
+step "back to alice: both resumed; the next swipes' backs reach the same connections"
+activate alice
+wait_for 30 "the Python client's resumed" grep -qx resumed "$WORK/py.out"
+wait_for 30 "the Swift client's resumed" grep -qE '^ *resumed ' "$WORK/swift.out"
+play "$screen" "$WORK/edge-swipe.events"
+wait_for 30 "the Python client's back" test -e "$WORK/py.exit"
+[ "$(cat "$WORK/py.exit")" = 0 ] || { cat "$WORK/py.err"; fail "the Python client ended with $(cat "$WORK/py.exit")"; }
+tail -n 1 "$WORK/py.out" | grep -qx served || fail "the Python client was still paused at its back"
+log "python: $(tr '\n' ' ' <"$WORK/py.out")"
+# The Python app has left: the Swift one's navigator is in front.
+wait_for 30 "the Swift client's navigator in front" in_front swift
+play "$screen" "$WORK/edge-swipe.events"
+wait_for 30 "the Swift client's back" test -e "$WORK/swift.exit"
+[ "$(cat "$WORK/swift.exit")" = 0 ] || { cat "$WORK/swift.out" "$WORK/swift.err"; fail "the Swift client ended with $(cat "$WORK/swift.exit")"; }
+grep -qE ' back +swift ' "$WORK/swift.out" || fail "the Swift client saw no back"
+sed 's/^/      /' "$WORK/swift.out"
+show journal_since_mark
+log "PASS"
