@@ -150,33 +150,41 @@ struct ShellLink {
     mutating func focused(_ window: FocusedWindow) -> [Action] {
         guard window != self.window else { return [] }
         self.window = window
-        let connected: Bool = if case .ready = state { true } else { false }
-        return [.verbose("focus: \(window)" + (connected ? "" : " (popgestured not connected)"))] + sendWindow()
+        return [.verbose("focus: \(window)" + unsentNote)] + sendWindow()
     }
 
     /// The source says the screen that touch maps to is turned so now.
     mutating func rotated(_ rotation: OutputRotation) -> [Action] {
         guard rotation != self.rotation else { return [] }
         self.rotation = rotation
-        return [.verbose("rotation: \(rotation)" + (isReady ? "" : " (popgestured not connected)"))] + sendRotation()
+        return [.verbose("rotation: \(rotation)" + unsentNote)] + sendRotation()
     }
 
     /// The source says the enabled outputs are these now.
     mutating func outputsChanged(_ outputs: OutputList) -> [Action] {
         guard outputs != self.outputs else { return [] }
         self.outputs = outputs
-        return [.verbose("outputs: \(outputs)" + (isReady ? "" : " (popgestured not connected)"))] + sendOutputs()
+        return [.verbose("outputs: \(outputs)" + unsentNote)] + sendOutputs()
     }
 
     /// The source says the session's text direction is this now.
     mutating func textDirectionChanged(_ direction: ClientRequest.Layout) -> [Action] {
         guard direction != textDirection else { return [] }
         textDirection = direction
-        return [.verbose("text direction: \(direction.rawValue)" + (isReady ? "" : " (popgestured not connected)"))]
+        return [.verbose("text direction: \(direction.rawValue)" + unsentNote)]
             + sendTextDirection()
     }
 
     private var isReady: Bool { if case .ready = state { true } else { false } }
+
+    /// Why a change is not sent now, for the verbose line: nothing when it is.
+    private var unsentNote: String {
+        switch state {
+        case .ready: ""
+        case .paused: " (paused: sent when the user is back)"
+        case .disconnected, .greeting: " (popgestured not connected)"
+        }
+    }
 
     /// `text-direction` with the current direction, when ready and not what was sent last.
     private mutating func sendTextDirection() -> [Action] {
