@@ -23,9 +23,19 @@ has_session alice || autologin alice 2
 has_session bob || autologin bob 3
 activate alice
 journal_mark
+# No back input: while bob is active the swipe would go to it, and Alt+Left on a text
+# console is the kernel's "previous VT", which would hand seat0 back to alice.
+conf=/etc/popgestured/popgestured.conf
+had_conf=false
+if [ -f "$conf" ]; then had_conf=true; cp -p "$conf" "$WORK/popgestured.conf.orig"; fi
+mkdir -p /etc/popgestured
+echo 'back-input = none' >"$conf"
+restore_conf() { if $had_conf; then cp -p "$WORK/popgestured.conf.orig" "$conf"; else rm -f "$conf"; fi; systemctl reload-or-restart popgestured.service; }
+trap 'restore_conf; cleanup' EXIT
 create_device "$desc"
 screen=$DEV_NODE
 systemctl start popgestured.service
+systemctl reload popgestured.service
 wait_for 120 "the daemon to use $screen" sh -c \
     "journalctl -u popgestured.service -o cat | grep -q '$screen \"ELAN Touchscreen\": using it as a touchscreen'"
 # From 1 % of the width, 150 mm to the right in 300 ms, then up (as 18-second-seat's).
@@ -90,6 +100,8 @@ sleep 3
 grep -qE '^(pop-began|back)$' "$WORK/py.out" && { cat "$WORK/py.out"; fail "a swipe while bob is active reached alice's Python client"; }
 grep -qE '^ *[0-9.]*s? *(pop-began|back) ' "$WORK/swift.out" && { cat "$WORK/swift.out"; fail "a swipe while bob is active reached alice's Swift client"; }
 [ ! -e "$WORK/py.exit" ] && [ ! -e "$WORK/swift.exit" ] || fail "a client ended while paused"
+is_active_user bob || fail "seat0's active user changed during the swipe: $(active_user)"
+grep -qx resumed "$WORK/py.out" && fail "the Python client was resumed while bob is active"
 log "while bob was active: python $(tr '\n' ' ' <"$WORK/py.out"); swift: $(grep -c . "$WORK/swift.out") lines"
 
 step "back to alice: both resumed; the next swipes' backs reach the same connections"
