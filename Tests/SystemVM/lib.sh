@@ -100,28 +100,41 @@ activate() {
 
 # ---------------------------------------------------------------- clients
 
-declare -A CLIENT_PID
-# client NAME USER [client.py options]: client.py as USER (setpriv: no PAM, so no
-# session of its own), received lines to $WORK/NAME.out, the timed log to
-# NAME.err; NAME.exit appears when the connection ends. Waits for the first line.
-client() {
-    local name=$1 user=$2
+# run_as NAME USER COMMAND...: COMMAND as USER in the background (setpriv: no PAM, so no
+# session of its own), stdin from $WORK/NAME.in when there is one, stdout to
+# $WORK/NAME.out, stderr to NAME.err; NAME.exit appears with its exit status when it
+# ends. setpriv execs COMMAND, so the pid cleanup ends is the program's own (a paused
+# client outlives a user switch, and must not outlive its scenario).
+run_as() {
+    local name=$1 user=$2 input=/dev/null
     shift 2
     rm -f "$WORK/$name.out" "$WORK/$name.err" "$WORK/$name.exit" "$WORK/$name.pid"
+    [ -e "$WORK/$name.in" ] && input=$WORK/$name.in
     (
-        # setpriv execs client.py: this pid is the client's, for cleanup to end it (a
-        # paused client outlives a user switch, and must not outlive its scenario).
-        setpriv --reuid="$user" --regid="$user" --init-groups \
-            python3 "$TIER/client.py" --name "$name" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+        setpriv --reuid="$user" --regid="$user" --init-groups "$@" <"$input" >"$WORK/$name.out" 2>"$WORK/$name.err" &
         echo $! >"$WORK/$name.pid"
         wait $!
         echo $? >"$WORK/$name.exit"
     ) &
-    CLIENT_PID[$name]=$!
     BG_PIDS+=("$!")
     wait_for 10 "$name's pid" test -s "$WORK/$name.pid"
     BG_PIDS+=("$(cat "$WORK/$name.pid")")
+}
+# client NAME USER [client.py options]: client.py as USER (run_as), received lines to
+# $WORK/NAME.out, the timed log to NAME.err; NAME.exit appears when the connection
+# ends. Waits for the first line.
+client() {
+    local name=$1 user=$2
+    shift 2
+    run_as "$name" "$user" python3 "$TIER/client.py" --name "$name" "$@"
     wait_for 30 "the daemon's first line to $name" test -s "$WORK/$name.out"
+}
+# ensure_package: the package installed, by an earlier scenario or now.
+ensure_package() {
+    dpkg -s popgestured >/dev/null 2>&1 && return 0
+    cp "$REPO/$DEB" /root/
+    DEBIAN_FRONTEND=noninteractive apt-get install -y "/root/${DEB##*/}" >"$WORK/apt.log" 2>&1 ||
+        { sed 's/^/      /' "$WORK/apt.log"; fail "apt install ./${DEB##*/} failed"; }
 }
 # lines NAME: what NAME received so far, indented.
 lines() { sed 's/^/      /' "$WORK/$1.out"; }

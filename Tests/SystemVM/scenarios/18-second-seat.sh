@@ -14,11 +14,7 @@ KEY_LEFTALT=56 KEY_LEFT=105
 desc=$(recording elan-touchscreen.desc)
 
 step "the package (installed by an earlier scenario, or now)"
-if ! dpkg -s popgestured >/dev/null 2>&1; then
-    cp "$REPO/$DEB" /root/
-    DEBIAN_FRONTEND=noninteractive apt-get install -y "/root/${DEB##*/}" >"$WORK/apt.log" 2>&1 ||
-        { sed 's/^/      /' "$WORK/apt.log"; fail "apt install ./${DEB##*/} failed"; }
-fi
+ensure_package
 show dpkg -s popgestured
 [ -f /usr/lib/udev/rules.d/71-popgestured-back-seat.rules ] || fail "the package has no 71-popgestured-back-seat.rules"
 

@@ -11,11 +11,7 @@
 desc=$(recording elan-touchscreen.desc)
 
 step "the package (installed by an earlier scenario, or now)"
-if ! dpkg -s popgestured >/dev/null 2>&1; then
-    cp "$REPO/$DEB" /root/
-    DEBIAN_FRONTEND=noninteractive apt-get install -y "/root/${DEB##*/}" >"$WORK/apt.log" 2>&1 ||
-        { sed 's/^/      /' "$WORK/apt.log"; fail "apt install ./${DEB##*/} failed"; }
-fi
+ensure_package
 
 step "alice and bob logged in on seat0, alice active; a touchscreen"
 for user in alice bob; do id "$user" >/dev/null 2>&1 || useradd -m -s /bin/bash "$user"; done
@@ -46,18 +42,9 @@ python3 "$REPO/Tests/VM/make-swipe.py" "$desc" --from 0.01 --to "$to" --duration
 
 step "alice's Swift and Python clients, each with a navigator"
 # The Swift one: popgesturectl session, waiting for its back for up to 10 minutes.
-printf '%s\n' "create swift home detail" "wait back swift --timeout 600" >"$WORK/swift.script"
-chmod 644 "$WORK/swift.script"
-(
-    setpriv --reuid=alice --regid=alice --init-groups \
-        popgesturectl session --app org.example.swift <"$WORK/swift.script" >"$WORK/swift.out" 2>"$WORK/swift.err" &
-    echo $! >"$WORK/swift.pid"
-    wait $!
-    echo $? >"$WORK/swift.exit"
-) &
-BG_PIDS+=("$!")
-wait_for 10 "the Swift client's pid" test -s "$WORK/swift.pid"
-BG_PIDS+=("$(cat "$WORK/swift.pid")")
+printf '%s\n' "create swift home detail" "wait back swift --timeout 600" >"$WORK/swift.in"
+chmod 644 "$WORK/swift.in"
+run_as swift alice popgesturectl session --app org.example.swift
 wait_for 30 "the Swift client's navigator" grep -q 'ok.*create' "$WORK/swift.out"
 # The Python one: prints each event's type; ends after its back.
 cat >"$WORK/py-client.py" <<'PY'
@@ -73,16 +60,7 @@ for event in client.events():
 print("paused" if client.client.paused else "served", flush=True)
 PY
 chmod 644 "$WORK/py-client.py"
-(
-    setpriv --reuid=alice --regid=alice --init-groups env PYTHONPATH="$REPO/clients/python" \
-        python3 "$WORK/py-client.py" >"$WORK/py.out" 2>"$WORK/py.err" &
-    echo $! >"$WORK/py.pid"
-    wait $!
-    echo $? >"$WORK/py.exit"
-) &
-BG_PIDS+=("$!")
-wait_for 10 "the Python client's pid" test -s "$WORK/py.pid"
-BG_PIDS+=("$(cat "$WORK/py.pid")")
+run_as py alice env PYTHONPATH="$REPO/clients/python" python3 "$WORK/py-client.py"
 in_front() { popgesturectl status --json | python3 -c '
 import json, sys
 s = json.load(sys.stdin)
