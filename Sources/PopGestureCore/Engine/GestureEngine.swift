@@ -399,10 +399,7 @@ public struct GestureEngine: Sendable {
     ) {
         let before = navigation.focusSummaries
         defer { emitFocusChange(since: before) }
-        // A new shell of seat0 starts from nothing: the one before it may have said another rotation.
-        if isShell, seat == .seat0, let shell = navigation.focus.shell(on: .seat0), shell != client {
-            forgetShell(at: time)
-        }
+        if isShell, seat == .seat0 { forgetShell(replacedBy: client, at: time) }
         navigation.identify(client, app: app, pid: pid, uid: uid, seat: seat, isShell: isShell)
         logger.debug("\(client): app \(app ?? "unknown"), pid \(pid.map(String.init) ?? "unknown"), \(seat)\(isShell ? ", its shell" : "")")
     }
@@ -569,6 +566,13 @@ public struct GestureEngine: Sendable {
         logger.debug("focused window: app \(window.app ?? "unknown"), pid \(window.pid.map(String.init) ?? "unknown"); in front: \(frontDescription(of: client))")
     }
 
+    /// A new shell of seat0 starts from nothing: the one before it may have said another
+    /// rotation. Nothing when `client` is that shell already, or there is none.
+    private mutating func forgetShell(replacedBy client: ClientID, at time: Timestamp) {
+        guard let shell = navigation.focus.shell(on: .seat0), shell != client else { return }
+        forgetShell(at: time)
+    }
+
     private mutating func forgetShell(at time: Timestamp) {
         changeRotation(at: time) { $0.forgetShellScreen() }
         changeDirection(at: time) { $0.forgetShell() }
@@ -612,10 +616,7 @@ public struct GestureEngine: Sendable {
     /// The client's user is active again; `asShell`: it is its seat's shell again, and
     /// reports the focused window anew.
     public mutating func clientResumed(_ client: ClientID, asShell: Bool, at time: Timestamp) {
-        if asShell, let seat = navigation.focus.clients[client]?.seat, seat == .seat0,
-           let shell = navigation.focus.shell(on: .seat0), shell != client {
-            forgetShell(at: time)
-        }
+        if asShell, navigation.focus.clients[client]?.seat == .seat0 { forgetShell(replacedBy: client, at: time) }
         let before = navigation.focusSummaries
         navigation.resume(client, asShell: asShell)
         emitFocusChange(since: before)
