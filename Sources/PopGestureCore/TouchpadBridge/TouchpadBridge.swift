@@ -275,9 +275,9 @@ public struct TouchpadBridge: Sendable {
             return nil
         case .touching(var touch) where touch.ending != nil:
             // The waiting swipe's end; a cancelled one would end where it began.
-            guard let next = touch.next, next.ending == nil else { return nil }
-            touch.next = ending == .cancel ? nil : Waiting(seat: next.seat, scroll: next.scroll,
-                                                           goalMillimetres: next.goalMillimetres, ending: ending)
+            guard var next = touch.next, next.ending == nil else { return nil }
+            next.ending = ending
+            touch.next = ending == .cancel ? nil : next
             state = .touching(touch)
             return nil
         case .touching(var touch):
