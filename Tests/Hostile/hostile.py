@@ -634,13 +634,14 @@ ATTACKS = [
 # (signals may go to anyone, method calls only where a rule allows, names owned only by
 # whom a rule names), iio-sensor-proxy's (root owns net.hadess.SensorProxy, anyone may
 # call it), and the bus's own interface open to all.
-SYSTEM_BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+BUS_CONF_HEAD = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
-  <type>system</type>
-  <listen>unix:path={path}</listen>
+  <type>{type}</type>
+  <listen>unix:path={{path}}</listen>
   <auth>EXTERNAL</auth>
-  <policy context="default">
+"""
+SYSTEM_BUS_CONF = BUS_CONF_HEAD.format(type="system") + """  <policy context="default">
     <allow user="*"/>
     <deny own="*"/>
     <deny send_type="method_call"/>
@@ -662,6 +663,45 @@ SYSTEM_BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus C
 FORGED_ROUNDS = 100                 # rounds of forged signals, two signals each
 
 
+def private_bus(workdir, name, conf_template, children):
+    """A dbus-daemon of its own (conf_template's policy) in workdir/name, reachable by any
+    local user, as the system bus is; appended to children. Its folder and address."""
+    for tool in ("dbus-daemon", "gdbus", "setpriv"):
+        expect(shutil.which(tool), f"{tool} is missing (scripts/setup installs it)")
+    folder = os.path.join(workdir, name)
+    os.makedirs(folder)
+    os.chmod(folder, 0o755)
+    bus_path = os.path.join(folder, "bus_socket")
+    conf = os.path.join(folder, "bus.conf")
+    with open(conf, "w") as f:
+        f.write(conf_template.format(path=bus_path))
+    children.append(subprocess.Popen(["dbus-daemon", f"--config-file={conf}", "--nofork", "--nopidfile"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    deadline = time.monotonic() + 10
+    while not os.path.exists(bus_path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    expect(os.path.exists(bus_path), "dbus-daemon made no socket")
+    os.chmod(bus_path, 0o777)  # the forger, nobody, must reach the bus as any local user does
+    return folder, f"unix:path={bus_path}"
+
+
+def timings(what, idle, under_attack):
+    """The figures of a forgery check: p50 / max of each run, in ms."""
+    def shown(values):
+        return f"{percentile(values, 50) * 1000:.2f} / {max(values) * 1000:.2f}"
+    return {f"{what} p50 / max without load": shown(idle), "while forged": shown(under_attack)}
+
+
+def stop_all(daemon, children):
+    """Stops the daemon, then the children, last started first."""
+    if daemon is not None:
+        daemon.stop()
+    for child in reversed(children):
+        if child.poll() is None:
+            child.kill()
+        child.wait()
+
+
 def check_forged_sensor_signals(binary, workdir):
     """Issue 28: iio-sensor-proxy's signals forged by another user on the system bus.
 
@@ -674,17 +714,7 @@ def check_forged_sensor_signals(binary, workdir):
     """
     python = "/usr/bin/python3"  # Debian's, which python3-gi serves
     fixtures = os.path.join(REPO, "Tests", "Fixtures", "iio")
-    for tool in ("dbus-daemon", "gdbus", "setpriv"):
-        expect(shutil.which(tool), f"{tool} is missing (scripts/setup installs it)")
     expect(os.geteuid() == 0, "the suite must run as root: the forger runs as another user, nobody")
-    folder = os.path.join(workdir, "forged-sensor-signals-bus")
-    os.makedirs(folder)
-    os.chmod(folder, 0o755)
-    bus_path = os.path.join(folder, "system_bus_socket")
-    conf = os.path.join(folder, "system.conf")
-    with open(conf, "w") as f:
-        f.write(SYSTEM_BUS_CONF.format(path=bus_path))
-    address = f"unix:path={bus_path}"
     children = []
 
     def start(command, env=None, log=None):
@@ -704,12 +734,7 @@ def check_forged_sensor_signals(binary, workdir):
 
     daemon = None
     try:
-        start(["dbus-daemon", f"--config-file={conf}", "--nofork", "--nopidfile"])
-        deadline = time.monotonic() + 10
-        while not os.path.exists(bus_path) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        expect(os.path.exists(bus_path), "dbus-daemon made no socket")
-        os.chmod(bus_path, 0o777)  # the forger, nobody, must reach the bus as any local user does
+        folder, address = private_bus(workdir, "forged-sensor-signals-bus", SYSTEM_BUS_CONF, children)
         proxy = start([python, os.path.join(fixtures, "fake-sensor-proxy.py"), "left-up"],
                       env={"DBUS_SYSTEM_BUS_ADDRESS": address})
         expect(proxy.stdout.readline().strip() == b"ready", "the stand-in proxy did not start")
@@ -756,14 +781,139 @@ def check_forged_sensor_signals(binary, workdir):
         return {"forged signals": 2 * FORGED_ROUNDS, "rotation": f"{now.get('rotation')} (sensor, as before)",
                 "claims": f"{before_claims} -> {after_claims}",
                 "status ms p50 / max without load": f"{percentile(idle, 50) * 1000:.2f} / {max(idle) * 1000:.2f}",
-                "while forged": f"{percentile(under_attack, 50) * 1000:.2f} / {max(under_attack) * 1000:.2f}"}
+                **timings("status ms", idle, under_attack)}
     finally:
-        if daemon is not None:
-            daemon.stop()
-        for child in reversed(children):
-            if child.poll() is None:
-                child.kill()
-            child.wait()
+        stop_all(daemon, children)
+
+
+SESSION_BUS_CONF = BUS_CONF_HEAD.format(type="session") + """  <!-- Harsher than a real session bus, which only its user may reach: any uid may
+       connect, so that the forger can also be another user. -->
+  <policy context="default">
+    <allow user="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+FORGED_SESSION_ROUNDS = 500         # rounds per forger: two forged signals and one forged call each
+
+
+def check_forged_session_signals(binary, workdir):
+    """Issue 28: a program of the session (and another user) posing as KWin to `bridge kde`.
+
+    `popgesturectl bridge kde` runs as the daemon's shell, on a private session bus, beside
+    a stand-in KWin (Tests/Fixtures/dbus/fake-kwin.py) that owns org.kde.KWin. Two
+    forgers, one as the session's user and one as nobody, each send the bridge 500
+    rounds of: a forged NameOwnerChanged ("KWin is now me"), a FocusedWindow call of
+    org.example.evil, a forged NameOwnerChanged ("KWin left"). The daemon's focus must
+    never be the forger's app, the bridge must not end, and the real KWin's next focus
+    must arrive; its time from KWin's call to the daemon's status is timed beside the
+    same without forgers. KWin's own leave then ends the bridge with 0.
+    """
+    python = "/usr/bin/python3"  # Debian's, which python3-gi serves
+    fixtures = os.path.join(REPO, "Tests", "Fixtures", "dbus")
+    ctl = os.path.join(os.path.dirname(binary), "popgesturectl")
+    script = os.path.join(REPO, "desktop", "kwin", "popgestured", "contents", "code", "main.js")
+    expect(os.access(ctl, os.X_OK), f"{ctl} is not built (swift build)")
+    expect(os.geteuid() == 0, "the suite must run as root: one forger runs as another user, nobody")
+    children = []
+    daemon = None
+    try:
+        folder, address = private_bus(workdir, "forged-session-signals-bus", SESSION_BUS_CONF, children)
+        session_env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address, XDG_RUNTIME_DIR=folder)
+        session_env.pop("WAYLAND_DISPLAY", None)
+        kwin = subprocess.Popen([python, os.path.join(fixtures, "fake-kwin.py")], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=session_env, text=True, bufsize=1)
+        children.append(kwin)
+        expect(kwin.stdout.readline().strip() == "ready", "the stand-in KWin did not start")
+        daemon = Daemon(binary, workdir, "forged-session-signals")
+        bridge_log = open(os.path.join(folder, "bridge.log"), "wb")
+        bridge = subprocess.Popen([ctl, "bridge", "kde", "--verbose", "--script", script, "--socket", daemon.socket],
+                                  stdin=subprocess.DEVNULL, stdout=bridge_log, stderr=bridge_log, env=session_env)
+        children.append(bridge)
+
+        def bridge_text():
+            with open(os.path.join(folder, "bridge.log"), "rb") as f:
+                return f.read().decode(errors="replace")
+
+        def bridge_owner():
+            done = subprocess.run(["gdbus", "call", "--address", address, "--dest", "org.freedesktop.DBus",
+                                   "--object-path", "/org/freedesktop/DBus", "--method",
+                                   "org.freedesktop.DBus.GetNameOwner", "org.popgestured.Bridge"],
+                                  capture_output=True, text=True, timeout=10)
+            match = re.search(r"'(:[0-9.]+)'", done.stdout)
+            return match.group(1) if match else None
+
+        deadline = time.monotonic() + 20
+        while bridge_owner() is None and bridge.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        target = bridge_owner()
+        expect(target, f"the bridge never owned org.popgestured.Bridge:\n{bridge_text()[-1500:]}")
+        client = Client(daemon.socket, name="watcher")
+        focus_number = [0]
+
+        def focus():
+            return client.request({"type": "status"}, timeout=10).get("focus") or {}
+
+        def kwin_focus():
+            """KWin's next focus change; seconds until the daemon's status shows it."""
+            focus_number[0] += 1
+            app = f"org.example.real{focus_number[0]}"
+            started = time.monotonic()
+            kwin.stdin.write(f"focus {app} {kwin.pid}\n")
+            answer = kwin.stdout.readline().strip()
+            expect(answer == "ok", f"the bridge refused KWin's own FocusedWindow: {answer}\n{bridge_text()[-1500:]}")
+            deadline = started + 10
+            while time.monotonic() < deadline:
+                now = focus()
+                expect(now.get("app") != "org.example.evil", f"the forger's app has the focus: {now}")
+                if now.get("source") == "shell" and now.get("app") == app:
+                    return time.monotonic() - started
+                time.sleep(0.002)
+            raise Failure(f"KWin's focus on {app} never reached the daemon: {focus()}\n{bridge_text()[-1500:]}")
+
+        idle = [kwin_focus() for _ in range(20)]
+        forgers = []
+        for user in (None, "nobody"):
+            command = [python, os.path.join(fixtures, "forge-name-owner-changed.py"), address, target, "org.kde.KWin",
+                       str(FORGED_SESSION_ROUNDS), "org.example.evil"]
+            if user:
+                command = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", *command]
+            forger = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      env=session_env)
+            children.append(forger)
+            forgers.append(forger)
+        under_attack = []
+        while any(f.poll() is None for f in forgers) and len(under_attack) < 300:
+            under_attack.append(kwin_focus())
+        answered = 0
+        for forger in forgers:
+            out, err = forger.communicate(timeout=60)
+            expect(forger.returncode == 0 and b"sent" in out, f"a forger failed: {out!r} {err[-300:]!r}")
+            answered += int(re.search(rb"answered (\d+)", out).group(1))
+        expect(answered == 0, f"the bridge answered {answered} forged FocusedWindow calls with success")
+        expect(bridge.poll() is None, f"a forged NameOwnerChanged ended the bridge:\n{bridge_text()[-1500:]}")
+        under_attack.append(kwin_focus())
+        log = bridge_text()
+        expect("ignored a NameOwnerChanged" in log, f"the bridge never logged the forged NameOwnerChanged:\n{log[-1500:]}")
+        refused = log.count("refused FocusedWindow")
+        expect(refused > 0, f"the bridge never logged a refused FocusedWindow:\n{log[-1500:]}")
+        expect(daemon.alive(), "the daemon died")
+
+        kwin.stdin.close()  # KWin leaves the bus: the bridge ends, with 0
+        try:
+            bridge.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            raise Failure(f"the bridge went on after KWin left:\n{bridge_text()[-1500:]}") from None
+        expect(bridge.returncode == 0 and "KWin left the session bus; done" in bridge_text(),
+               f"the bridge ended with {bridge.returncode} at KWin's leave:\n{bridge_text()[-1500:]}")
+        client.close()
+        return {"forged signals": 4 * FORGED_SESSION_ROUNDS, "forged calls": 2 * FORGED_SESSION_ROUNDS,
+                "answered": answered, "refusals logged (one per sender)": refused, "focus changes timed while forged": len(under_attack),
+                **timings("KWin focus -> status ms", idle, under_attack)}
+    finally:
+        stop_all(daemon, children)
 
 
 def check_configuration_files(binary, workdir):
@@ -1419,6 +1569,7 @@ def main():
               for name, attack, options in ATTACKS]
     checks.append(("configuration-files", lambda: check_configuration_files(args.binary, workdir)))
     checks.append(("forged-sensor-signals", lambda: check_forged_sensor_signals(args.binary, workdir)))
+    checks.append(("forged-session-signals", lambda: check_forged_session_signals(args.binary, workdir)))
     checks += [(name, lambda n=name, l=load: run_latency(args.binary, workdir, n, l, latency))
                for name, load in LATENCY_ATTACKS]
     selected = [(name, check) for name, check in checks if not args.only or re.search(args.only, name)]

@@ -254,3 +254,67 @@ back_input_node() {
     return 0
 }
 has_back_input_node() { local node; node=$(back_input_node); [ -n "$node" ] && [ -e "$node" ]; }
+
+# ---------------------------------------------------------------- user managers and bridges
+
+# user_manager USER: waits for USER's systemd user manager, which their login started
+# (pam_systemd: user@UID.service), and its private socket.
+user_manager() {
+    local uid
+    uid=$(id -u "$1")
+    wait_for 60 "user@$uid.service" systemctl is-active --quiet "user@$uid.service"
+    wait_for 60 "$1's manager's socket" test -S "/run/user/$uid/systemd/private"
+}
+# as_user USER CMD...: CMD as USER with USER's XDG_RUNTIME_DIR (no D-Bus user bus
+# here: systemctl --user reaches the manager through its own socket).
+as_user() {
+    local user=$1
+    shift
+    setpriv --reuid="$user" --regid="$user" --init-groups env XDG_RUNTIME_DIR="/run/user/$(id -u "$user")" "$@"
+}
+# user_unit_prop USER PROPERTY UNIT: a property of UNIT in USER's manager.
+user_unit_prop() { as_user "$1" systemctl --user show -p "$2" --value "$3"; }
+# desktop_session USER VAR=VALUE...: USER's manager's environment is exactly these of
+# bridge auto's variables, and a stand-in desktop target starts, binding
+# graphical-session.target as gnome-session's and the sway wiki's targets do.
+desktop_session() {
+    local user=$1
+    shift
+    if [ ! -e /etc/systemd/user/systemvm-desktop.target ]; then
+        cat >/etc/systemd/user/systemvm-desktop.target <<'UNIT'
+[Unit]
+Description=A stand-in desktop session (Tests/SystemVM)
+BindsTo=graphical-session.target
+Wants=graphical-session-pre.target
+After=graphical-session-pre.target
+UNIT
+        as_user "$user" systemctl --user daemon-reload
+    fi
+    as_user "$user" systemctl --user unset-environment XDG_CURRENT_DESKTOP XDG_SESSION_TYPE WAYLAND_DISPLAY SWAYSOCK DISPLAY
+    as_user "$user" systemctl --user set-environment "$@"
+    as_user "$user" systemctl --user start systemvm-desktop.target
+    wait_for 30 "graphical-session.target in $user's manager" as_user "$user" systemctl --user is-active --quiet graphical-session.target
+}
+# fake_sway USER SOCKET APP PID: fake-sway.py as USER, sway's IPC socket at SOCKET with
+# one focused window (APP, PID); sway_focus SOCKET APP PID moves the focus.
+fake_sway() {
+    as_user "$1" python3 "$TIER/fake-sway.py" "$2" "$3" "$4" >"$WORK/fake-sway.log" 2>&1 &
+    BG_PIDS+=("$!")
+    wait_for 30 "the stand-in sway socket" test -S "$2"
+}
+sway_focus() {
+    local sock=$1
+    shift
+    echo "$*" >"$sock.focus.new" && mv "$sock.focus.new" "$sock.focus"
+}
+# shell_focus APP USER: the daemon's focus is the shell's word for APP (pid 4242), and
+# the shell is USER's `popgesturectl bridge sway`.
+shell_focus() {
+    popgesturectl status --json 2>/dev/null | python3 -c '
+import json, sys
+s = json.load(sys.stdin); f = s.get("focus") or {}
+shell = [c for c in s.get("clients", []) if c.get("client") == f.get("shell")]
+sys.exit(0 if f.get("source") == "shell" and f.get("app") == sys.argv[1] and f.get("pid") == 4242
+         and shell and shell[0].get("name") == "popgesturectl bridge sway" and shell[0].get("uid") == int(sys.argv[2]) else 1)
+' "$1" "$(id -u "$2")"
+}

@@ -1,10 +1,13 @@
 #!/bin/bash
-# Issue 28, a user switch A → B → A with the clients people run: alice's Python app
-# (clients/python's BlockingClient) and `popgesturectl session` (the Swift command
-# line), each owning a navigator (home, detail) on a real touchscreen (the ELAN panel).
-# While bob is active, a swipe reaches neither and both stay connected; back on alice,
-# the next swipe's back reaches the same connections: the Python app's first (its
-# navigator is in front, created last), then, once it has left, the Swift one's.
+# Issue 28, a user switch A → B → A with what alice runs from the start: the package's
+# bridge unit (popgesturectl-bridge.service in her user manager, bridge auto running
+# sway's bridge against a stand-in sway socket), her Python app (clients/python's
+# BlockingClient) and `popgesturectl session` (the Swift client library's command
+# line), each app owning a navigator (home, detail) on a real touchscreen (the ELAN
+# panel). While bob is active, a swipe reaches neither app, both stay connected, and
+# the bridge is paused, not ended; back on alice, the bridge is the shell again with no
+# restart, and the next swipes' backs reach the same connections: the Python app's
+# (the window sway says has focus), then, once the focus moves, the Swift one's.
 # shellcheck source=../lib.sh
 . "$TIER/lib.sh"
 
@@ -40,6 +43,23 @@ res=$(awk '$1 == "A:" && $2 == "35" { print $7; exit }' "$desc")
 to=$(awk -v w="$width" -v r="$res" 'BEGIN { printf "%.4f", 0.01 + 150 * r / w }')
 python3 "$REPO/Tests/VM/make-swipe.py" "$desc" --from 0.01 --to "$to" --duration-ms 300 >"$WORK/edge-swipe.events"
 
+step "alice's desktop session: the bridge unit runs sway's bridge, the daemon's shell"
+uid=$(id -u alice)
+unit=popgesturectl-bridge.service
+user_manager alice
+swaysock=/run/user/$uid/sway-ipc.systemvm.sock
+fake_sway alice "$swaysock" org.example.py 4242
+desktop_session alice SWAYSOCK="$swaysock" WAYLAND_DISPLAY=wayland-1
+end_desktop() {
+    as_user alice systemctl --user stop systemvm-desktop.target graphical-session.target || true
+    as_user alice systemctl --user unset-environment SWAYSOCK WAYLAND_DISPLAY || true
+}
+trap 'end_desktop; restore_conf; cleanup' EXIT
+wait_for 30 "$unit to be active" as_user alice systemctl --user is-active --quiet "$unit"
+wait_for 60 "the daemon's focus from alice's bridge" shell_focus org.example.py alice
+bridge_pid=$(user_unit_prop alice MainPID "$unit")
+log "alice's bridge: pid $bridge_pid"
+
 step "alice's Swift and Python clients, each with a navigator"
 # The Swift one: popgesturectl session, waiting for its back for up to 10 minutes.
 printf '%s\n' "create swift home detail" "wait back swift --timeout 600" >"$WORK/swift.in"
@@ -65,11 +85,13 @@ in_front() { popgesturectl status --json | python3 -c '
 import json, sys
 s = json.load(sys.stdin)
 sys.exit(0 if any(n.get("navigator") == sys.argv[1] and n.get("front") for n in s.get("navigators", [])) else 1)' "$1"; }
-wait_for 30 "the Python client's navigator in front" in_front py
+wait_for 30 "the Python client's navigator in front (its app has the shell's focus)" in_front py
 show popgesturectl status
 
-step "switch seat0 to bob: both clients paused, still connected; a swipe reaches neither"
+step "switch seat0 to bob: the bridge and both clients paused, still connected; a swipe reaches neither"
 activate bob
+no_shell_focus() { ! shell_focus org.example.py alice; }
+wait_for 30 "the daemon's focus to be no longer alice's bridge's" no_shell_focus
 wait_for 30 "the Python client's paused" grep -qx paused "$WORK/py.out"
 # popgesturectl session prints events in columns: the type after the (empty) time.
 wait_for 30 "the Swift client's paused" grep -qE '^ *paused ' "$WORK/swift.out"
@@ -80,10 +102,15 @@ grep -qE '^ *[0-9.]*s? *(pop-began|back) ' "$WORK/swift.out" && { cat "$WORK/swi
 [ ! -e "$WORK/py.exit" ] && [ ! -e "$WORK/swift.exit" ] || fail "a client ended while paused"
 is_active_user bob || fail "seat0's active user changed during the swipe: $(active_user)"
 grep -qx resumed "$WORK/py.out" && fail "the Python client was resumed while bob is active"
+as_user alice systemctl --user is-active --quiet "$unit" || fail "$unit ended at the switch to bob"
+[ "$(user_unit_prop alice MainPID "$unit")" = "$bridge_pid" ] || fail "alice's bridge was restarted at the switch"
 log "while bob was active: python $(tr '\n' ' ' <"$WORK/py.out"); swift: $(grep -c . "$WORK/swift.out") lines"
 
-step "back to alice: both resumed; the next swipes' backs reach the same connections"
+step "back to alice: the bridge is the shell again, not restarted; both clients resumed; the next swipes' backs reach the same connections"
 activate alice
+wait_for 60 "the daemon's focus from alice's bridge again" shell_focus org.example.py alice
+[ "$(user_unit_prop alice MainPID "$unit")" = "$bridge_pid" ] && [ "$(user_unit_prop alice NRestarts "$unit")" = 0 ] ||
+    fail "alice's bridge was restarted over the switch (pid $bridge_pid, now $(user_unit_prop alice MainPID "$unit"))"
 wait_for 30 "the Python client's resumed" grep -qx resumed "$WORK/py.out"
 wait_for 30 "the Swift client's resumed" grep -qE '^ *resumed ' "$WORK/swift.out"
 play "$screen" "$WORK/edge-swipe.events"
@@ -91,7 +118,9 @@ wait_for 30 "the Python client's back" test -e "$WORK/py.exit"
 [ "$(cat "$WORK/py.exit")" = 0 ] || { cat "$WORK/py.err"; fail "the Python client ended with $(cat "$WORK/py.exit")"; }
 tail -n 1 "$WORK/py.out" | grep -qx served || fail "the Python client was still paused at its back"
 log "python: $(tr '\n' ' ' <"$WORK/py.out")"
-# The Python app has left: the Swift one's navigator is in front.
+# sway's focus moves to the Swift app's window: its navigator is in front.
+sway_focus "$swaysock" org.example.swift 4242
+wait_for 30 "the daemon's focus on the Swift app" shell_focus org.example.swift alice
 wait_for 30 "the Swift client's navigator in front" in_front swift
 play "$screen" "$WORK/edge-swipe.events"
 wait_for 30 "the Swift client's back" test -e "$WORK/swift.exit"
@@ -99,4 +128,5 @@ wait_for 30 "the Swift client's back" test -e "$WORK/swift.exit"
 grep -qE ' back +swift ' "$WORK/swift.out" || fail "the Swift client saw no back"
 sed 's/^/      /' "$WORK/swift.out"
 show journal_since_mark
+journalctl --no-pager -o cat "_SYSTEMD_USER_UNIT=$unit" "_UID=$uid" 2>/dev/null | tail -n 8 | sed 's/^/      /'
 log "PASS"

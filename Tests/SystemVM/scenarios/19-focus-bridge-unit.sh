@@ -40,30 +40,12 @@ id alice >/dev/null 2>&1 || useradd -m -s /bin/bash alice
 uid=$(id -u alice)
 autologin alice 2
 activate alice
-wait_for 60 "user@$uid.service" systemctl is-active --quiet "user@$uid.service"
-wait_for 60 "alice's manager's socket" test -S "/run/user/$uid/systemd/private"
-# systemctl --user as alice, through her manager's own socket (no D-Bus user bus here).
-as_alice() { setpriv --reuid=alice --regid=alice --init-groups env XDG_RUNTIME_DIR="/run/user/$uid" "$@"; }
+user_manager alice
+as_alice() { as_user alice "$@"; }
 user_ctl() { as_alice systemctl --user "$@"; }
-prop() { user_ctl show -p "$1" --value "$2"; }
-# A desktop's own target, as gnome-session's: it starts graphical-session.target.
-cat >/etc/systemd/user/systemvm-desktop.target <<'EOF'
-[Unit]
-Description=A stand-in desktop session (Tests/SystemVM)
-BindsTo=graphical-session.target
-Wants=graphical-session-pre.target
-After=graphical-session-pre.target
-EOF
-user_ctl daemon-reload
+prop() { user_unit_prop alice "$1" "$2"; }
 show user_ctl is-enabled "$unit"
-# session VAR=VALUE...: alice's manager's environment is exactly these of bridge
-# auto's variables, and the stand-in desktop starts (graphical-session.target with it).
-session() {
-    user_ctl unset-environment XDG_CURRENT_DESKTOP XDG_SESSION_TYPE WAYLAND_DISPLAY SWAYSOCK DISPLAY
-    user_ctl set-environment "$@"
-    user_ctl start systemvm-desktop.target
-    wait_for 30 "graphical-session.target in alice's manager" user_ctl is-active --quiet graphical-session.target
-}
+session() { desktop_session alice "$@"; }
 end_session() {
     user_ctl stop systemvm-desktop.target graphical-session.target
     wait_for 30 "$unit to stop with the session" test "$(prop ActiveState "$unit")" = inactive
@@ -72,18 +54,6 @@ end_session() {
 bridge_journal() { journalctl --no-pager -o cat "_SYSTEMD_USER_UNIT=$1" "_UID=$uid" 2>/dev/null | sed 's/^/      /'; }
 # journal_has TEXT: a journal line holds TEXT (journald may take a moment).
 journal_has() { journalctl --no-pager -o cat 2>/dev/null | grep -qF -- "$1"; }
-status_json() { popgesturectl status --json; }
-# shell_focus APP: the daemon's focus is the shell's word for APP, and the shell is
-# alice's `popgesturectl bridge sway`.
-shell_focus() {
-    status_json 2>/dev/null | python3 -c '
-import json, sys
-s = json.load(sys.stdin); f = s.get("focus") or {}
-shell = [c for c in s.get("clients", []) if c.get("client") == f.get("shell")]
-sys.exit(0 if f.get("source") == "shell" and f.get("app") == sys.argv[1] and f.get("pid") == 4242
-         and shell and shell[0].get("name") == "popgesturectl bridge sway" and shell[0].get("uid") == int(sys.argv[2]) else 1)
-' "$1" "$uid"
-}
 
 step "sway without SWAYSOCK: no bridge fits; the unit ends inactive with 3, not failed, not restarted"
 session XDG_CURRENT_DESKTOP=sway XDG_SESSION_TYPE=wayland WAYLAND_DISPLAY=wayland-0 DISPLAY=:0
@@ -98,38 +68,13 @@ bridge_journal "$unit"
 end_session
 
 step "sway: bridge auto runs sway's bridge, the daemon's shell"
-# A stand-in for sway's IPC socket: it answers the subscription and the tree (one
-# focused window, app org.example.one, pid 4242), then says nothing more.
-cat >/tmp/systemvm-fake-sway.py <<'EOF'
-import json, os, socket, struct, sys, threading
-TREE = {"id": 1, "type": "root", "nodes": [{"id": 2, "type": "output", "floating_nodes": [], "nodes": [
-    {"id": 3, "type": "workspace", "floating_nodes": [], "nodes": [
-        {"id": 4, "type": "con", "focused": True, "app_id": "org.example.one", "pid": 4242,
-         "nodes": [], "floating_nodes": []}]}]}], "floating_nodes": []}
-REPLIES = {2: {"success": True}, 4: TREE}
-def serve(conn):
-    buffer = b""
-    while chunk := conn.recv(65536):
-        buffer += chunk
-        while len(buffer) >= 14 and len(buffer) >= 14 + struct.unpack("<I", buffer[6:10])[0]:
-            length, kind = struct.unpack("<II", buffer[6:14])
-            buffer = buffer[14 + length:]
-            data = json.dumps(REPLIES.get(kind, {})).encode()
-            conn.sendall(b"i3-ipc" + struct.pack("<II", len(data), kind) + data)
-    conn.close()
-server = socket.socket(socket.AF_UNIX)
-server.bind(sys.argv[1])
-server.listen(8)
-while True:
-    threading.Thread(target=serve, args=(server.accept()[0],), daemon=True).start()
-EOF
+# A stand-in for sway's IPC socket (fake-sway.py): one focused window, app
+# org.example.one, pid 4242.
 swaysock=/run/user/$uid/sway-ipc.systemvm.sock
-as_alice python3 /tmp/systemvm-fake-sway.py "$swaysock" >"$WORK/fake-sway.log" 2>&1 &
-BG_PIDS+=("$!")
-wait_for 30 "the stand-in sway socket" test -S "$swaysock"
+fake_sway alice "$swaysock" org.example.one 4242
 session SWAYSOCK="$swaysock" WAYLAND_DISPLAY=wayland-1
 wait_for 30 "$unit to be active" user_ctl is-active --quiet "$unit"
-wait_for 60 "the daemon's focus from alice's sway bridge" shell_focus org.example.one
+wait_for 60 "the daemon's focus from alice's sway bridge" shell_focus org.example.one alice
 show popgesturectl status
 wait_for 30 "the journal's line saying that bridge auto runs sway's bridge" journal_has "popgesturectl bridge auto: SWAYSOCK is set: running bridge sway"
 bridge_journal "$unit"
@@ -140,14 +85,14 @@ autologin bob 3
 bridge_pid=$(prop MainPID "$unit")
 activate bob
 wait_for 30 "the journal's line saying alice's bridge is paused" journal_has "popgesturectl bridge sway: paused:"
-no_shell_focus() { ! shell_focus org.example.one; }
+no_shell_focus() { ! shell_focus org.example.one alice; }
 wait_for 30 "the daemon's focus to be no longer alice's bridge's" no_shell_focus
 sleep 3  # a bridge that ended would be restarted (RestartSec=2) or be inactive by now
 show user_ctl show -p ActiveState -p MainPID -p NRestarts "$unit"
 user_ctl is-active --quiet "$unit" || fail "$unit ended at the switch to bob"
 [ "$(prop MainPID "$unit")" = "$bridge_pid" ] || fail "$unit's bridge was restarted at the switch (pid $bridge_pid, now $(prop MainPID "$unit"))"
 activate alice
-wait_for 60 "the daemon's focus from alice's bridge again, with no restart" shell_focus org.example.one
+wait_for 60 "the daemon's focus from alice's bridge again, with no restart" shell_focus org.example.one alice
 wait_for 30 "the journal's line saying alice's bridge is resumed" journal_has "popgesturectl bridge sway: resumed: the shell again"
 [ "$(prop MainPID "$unit")" = "$bridge_pid" ] && [ "$(prop NRestarts "$unit")" = 0 ] ||
     fail "$unit's bridge was restarted over the switch (pid $bridge_pid, now $(prop MainPID "$unit"), $(prop NRestarts "$unit") restarts)"
@@ -158,7 +103,7 @@ step "the sway unit started by hand replaces bridge auto's (Conflicts=): one she
 user_ctl start "$sway_unit"
 wait_for 30 "$sway_unit to be active" user_ctl is-active --quiet "$sway_unit"
 wait_for 30 "$unit to be stopped" test "$(prop ActiveState "$unit")" = inactive
-wait_for 60 "the daemon's focus from the sway unit's bridge" shell_focus org.example.one
+wait_for 60 "the daemon's focus from the sway unit's bridge" shell_focus org.example.one alice
 show user_ctl list-units --all 'popgesturectl-*'
 bridge_journal "$sway_unit"
 user_ctl stop "$sway_unit"
@@ -171,7 +116,7 @@ user_ctl daemon-reload
 started_before=$(prop ExecMainStartTimestampMonotonic "$unit")
 session SWAYSOCK="$swaysock" WAYLAND_DISPLAY=wayland-1
 wait_for 30 "$sway_unit to be active" user_ctl is-active --quiet "$sway_unit"
-wait_for 60 "the daemon's focus from the sway unit's bridge" shell_focus org.example.one
+wait_for 60 "the daemon's focus from the sway unit's bridge" shell_focus org.example.one alice
 sleep 2
 show user_ctl list-units --all 'popgesturectl-*'
 [ "$(prop ExecMainStartTimestampMonotonic "$unit")" = "$started_before" ] ||
@@ -192,7 +137,7 @@ user_ctl reset-failed "$unit"
 
 step "apt remove: bridge auto's unit stops in alice's manager and is masked; apt purge: no link left"
 session SWAYSOCK="$swaysock" WAYLAND_DISPLAY=wayland-1
-wait_for 60 "the daemon's focus from alice's sway bridge" shell_focus org.example.one
+wait_for 60 "the daemon's focus from alice's sway bridge" shell_focus org.example.one alice
 DEBIAN_FRONTEND=noninteractive apt-get remove -y popgestured >"$WORK/remove.log" 2>&1 || { cat "$WORK/remove.log"; fail "apt remove failed"; }
 show user_ctl show -p ActiveState -p Result "$unit"
 [ "$(prop ActiveState "$unit")" = inactive ] || fail "apt remove left $unit $(prop ActiveState "$unit") in alice's manager"
@@ -204,5 +149,5 @@ show find /etc/systemd/user -name 'popgesturectl*'
 [ ! -e /var/lib/systemd/deb-systemd-user-helper-enabled/$unit.dsh-also ] || fail "apt purge left deb-systemd-helper's state for $unit"
 end_session
 user_ctl unset-environment SWAYSOCK WAYLAND_DISPLAY
-rm -f /etc/systemd/user/systemvm-desktop.target /tmp/systemvm-fake-sway.py
+rm -f /etc/systemd/user/systemvm-desktop.target
 log "bridge auto's unit: enabled for all, quiet where nothing fits, sway's bridge in sway, replaced by the sway unit, restarted on failure, gone with the package"
