@@ -16,7 +16,7 @@ struct KDEBridgeTests {
 
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let script = repository.appendingPathComponent("desktop/kwin/popgestured/contents/code/main.js").path
+    static let script = repository.appendingPathComponent("desktop/kwin/popgestured-bridge.js").path
 
     /// A headless KWin (its virtual backend, no lock screen) on `bus`.
     final class KWin {
@@ -109,7 +109,7 @@ struct KDEBridgeTests {
         let bridge = try Background(["bridge", "kde", "--verbose", "--script", Self.script, "--socket", recorder.path],
                                     in: bus.directory, name: "bridge", environment: bus.environment)
         #expect(recorder.waitForFocus(nil, pid: nil), "no window at first: \(recorder.requests)\n\(bridge.err)")
-        #expect(try bus.call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting.isScriptLoaded", ["popgestured"]).contains("true"))
+        #expect(try bus.call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting.isScriptLoaded", [KWinScript.id]).contains("true"))
 
         let one = try DesktopSession.window("test.popgestured.one", on: bus, display: kwin.display)
         #expect(recorder.waitForFocus("test.popgestured.one", pid: one.processIdentifier), "\(recorder.requests)\n\(bridge.err)")
@@ -202,6 +202,49 @@ struct KDEBridgeTests {
         // Each list once: a change is sent, a repeat is not.
         #expect(recorder.outputLists.map { $0.map(\.rotation) } == [[0, 0], [90, 0], [90, 180]], "\(recorder.outputLists)")
         #expect(recorder.rotations.isEmpty)
+        #expect(bridge.process.isRunning, "\(bridge.err)")
+    }
+
+    /// The compositor's half as installed (`desktop/install`, which the package runs for
+    /// /usr/share) in the session's ~/.local/share, there before KWin starts; the KWin
+    /// script it installed.
+    static func installed(in bus: DesktopSession.Bus) throws -> String {
+        let data = bus.directory.appendingPathComponent(".local/share")
+        let install = Process()
+        install.executableURL = repository.appendingPathComponent("desktop/install")
+        install.arguments = [data.path]
+        try install.run()
+        install.waitUntilExit()
+        guard install.terminationStatus == 0 else { throw DesktopSession.Failed("desktop/install failed") }
+        let files = FileManager.default.enumerator(atPath: data.path)?.compactMap { $0 as? String } ?? []
+        guard let script = files.first(where: { $0.hasSuffix(".js") && $0.contains("kwin") }) else {
+            throw DesktopSession.Failed("desktop/install installed no KWin script: \(files)")
+        }
+        return data.appendingPathComponent(script).path
+    }
+
+    @Test("as installed (the package's files there before KWin starts): the script stays loaded; unloaded, it is loaded again",
+          .timeLimit(.minutes(2)))
+    func followsTheActiveWindowAsInstalled() throws {
+        try DesktopSession.requireGTK()
+        let bus = try DesktopSession.Bus()
+        let script = try Self.installed(in: bus)
+        let kwin = try KWin(bus: bus)
+        let recorder = try DesktopSession.Recorder(in: bus.directory)
+        let bridge = try Background(["bridge", "kde", "--verbose", "--script", script, "--socket", recorder.path],
+                                    in: bus.directory, name: "bridge", environment: bus.environment)
+        let one = try DesktopSession.window("test.popgestured.one", on: bus, display: kwin.display)
+        #expect(recorder.waitForFocus("test.popgestured.one", pid: one.processIdentifier), "\(recorder.requests)\n\(bridge.err)")
+        #expect(try bus.call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting.isScriptLoaded", [KWinScript.id])
+            .contains("true"), "KWin unloaded the bridge's script: \(bridge.err)")
+
+        // Unloaded behind the bridge's back (KWin says nothing): the bridge notices, says
+        // so, and loads it again; the next window is reported.
+        try bus.call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting.unloadScript", [KWinScript.id])
+        #expect(bridge.waitForError(seconds: 20) { $0.contains("KWin unloaded the script \(KWinScript.id)") && $0.contains("loaded it again") },
+                "\(bridge.err)")
+        let two = try DesktopSession.window("test.popgestured.two", on: bus, display: kwin.display)
+        #expect(recorder.waitForFocus("test.popgestured.two", pid: two.processIdentifier), "\(recorder.requests)\n\(bridge.err)")
         #expect(bridge.process.isRunning, "\(bridge.err)")
     }
 

@@ -157,11 +157,21 @@ protocol FocusSource {
     /// (libxcb reads them in while it waits for a reply): `readAvailable` is then
     /// called without waiting. Default: false.
     var hasBufferedEvents: Bool { get }
+
+    /// When `check` is due (nil: never): for a source that must ask the window system
+    /// whether its reporter still runs, since nothing would say so. Default: nil.
+    var checkAt: ContinuousClock.Instant? { get }
+
+    /// Called once `checkAt` has passed; says what it found, in order, and sets the next
+    /// `checkAt`. Default: nothing.
+    mutating func check() throws -> [FocusSourceEvent]
 }
 
 extension FocusSource {
     var hasBufferedEvents: Bool { false }
     var otherDescriptor: FileDescriptor? { nil }
+    var checkAt: ContinuousClock.Instant? { nil }
+    mutating func check() throws -> [FocusSourceEvent] { [] }
 }
 
 enum FocusSourceEvent: Equatable {

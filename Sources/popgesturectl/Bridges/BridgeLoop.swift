@@ -40,7 +40,8 @@ struct BridgeLoop<Source: FocusSource> {
             let daemonIndex = fds.count
             if let connection { fds.append(pollfd(fd: connection.socket.rawValue, events: Int16(POLLIN), revents: 0)) }
 
-            var timeout = connectAt.map(pollTimeout(until:)) ?? -1  // nil while connected
+            // -1 (no limit) while connected and no check is due.
+            var timeout = [connectAt, source.checkAt].compactMap { $0.map(pollTimeout(until:)) }.min() ?? -1
             if source.hasBufferedEvents { timeout = 0 }
             if poll(&fds, nfds_t(fds.count), timeout) < 0 {
                 if errno == EINTR { continue }  // the signal's byte is in the pipe; the next poll sees it
@@ -52,18 +53,27 @@ struct BridgeLoop<Source: FocusSource> {
                 try readDaemon()
             }
             if fds[0].revents != 0 || fds[1].revents != 0 || source.hasBufferedEvents {
-                for event in try source.readAvailable() {
-                    switch event {
-                    case .focused(let window): try perform(link.focused(window))
-                    case .rotated(let rotation): try perform(link.rotated(rotation))
-                    case .outputs(let outputs): try perform(link.outputsChanged(outputs))
-                    case .log(let line): try perform([.log(line)])
-                    case .textDirection(let direction): try perform(link.textDirectionChanged(direction))
-                    case .ended(let message): return message
-                    }
-                }
+                if let ended = try handle(source.readAvailable()) { return ended }
+            }
+            if let checkAt = source.checkAt, checkAt <= .now {
+                if let ended = try handle(source.check()) { return ended }
             }
         }
+    }
+
+    /// Carries out what the source said; the source's last word when it ended.
+    private mutating func handle(_ events: [FocusSourceEvent]) throws -> String? {
+        for event in events {
+            switch event {
+            case .focused(let window): try perform(link.focused(window))
+            case .rotated(let rotation): try perform(link.rotated(rotation))
+            case .outputs(let outputs): try perform(link.outputsChanged(outputs))
+            case .log(let line): try perform([.log(line)])
+            case .textDirection(let direction): try perform(link.textDirectionChanged(direction))
+            case .ended(let message): return message
+            }
+        }
+        return nil
     }
 
     private mutating func connect() throws {

@@ -33,12 +33,11 @@ struct KDEBridge: ParsableCommand {
     @OptionGroup var options: BridgeOptions
 
     static let name = "popgesturectl bridge kde"
-    /// The name KWin knows the script by: the package's plugin id (metadata.json).
-    static let pluginName = "popgestured"
-    /// Where the Debian package and a source install put the script.
+    /// Where the Debian package and a source install put the script (desktop/install):
+    /// outside KWin's own scripts folder, so that KWin manages no package of that id.
     static let scriptPaths = [
-        "/usr/share/kwin/scripts/popgestured/contents/code/main.js",
-        "/usr/local/share/kwin/scripts/popgestured/contents/code/main.js",
+        "/usr/share/popgestured/kwin/popgestured-bridge.js",
+        "/usr/local/share/popgestured/kwin/popgestured-bridge.js",
     ]
 
     func run() throws {
@@ -52,22 +51,58 @@ struct KDEBridge: ParsableCommand {
                 + "install the popgestured package, or give --script", exitCode: .usage)
         }
         let source = try DesktopBusSource(compositorName: "org.kde.KWin", shownName: "KWin") { standardError("\(name): \($0)") }
-        let scripting = ("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting")
+        let kwinScript = KWinScript(bus: source.bus, path: path)
         do {
-            // A script left loaded by a bridge that died reported to it, not to this one: start afresh.
-            if case .bool(true)? = try source.bus.call(scripting.0, scripting.1, scripting.2, "isScriptLoaded", [pluginName]).first {
-                try source.bus.call(scripting.0, scripting.1, scripting.2, "unloadScript", [pluginName])
-            }
-            let id = try source.bus.call(scripting.0, scripting.1, scripting.2, "loadScript", [path, pluginName]).first
-            guard case .integer(let number)? = id, number >= 0 else {
-                throw DBusError(name: "", message: "KWin did not load \(path) (loadScript answered \(String(describing: id)))")
-            }
-            try source.bus.call(scripting.0, scripting.1, scripting.2, "start")
-        } catch let error as DBusError {
+            try kwinScript.loadAfresh()
+        } catch {
             throw CtlFailure("\(name): cannot load the KWin script: \(error)", exitCode: .cannotConnect)
         }
-        defer { _ = try? source.bus.call(scripting.0, scripting.1, scripting.2, "unloadScript", [pluginName]) }
-        try Bridge.run(KDESource(bus: source, waylandDisplay: waylandDisplay), name: name, options: options)
+        defer { kwinScript.unload() }
+        try Bridge.run(KDESource(bus: source, script: kwinScript, waylandDisplay: waylandDisplay), name: name, options: options)
+    }
+}
+
+/// The bridge's KWin script, loaded through KWin's `org.kde.kwin.Scripting` by path under
+/// an id of its own. KWin's `start()` unloads every loaded script whose id is that of an
+/// installed KWin package that is not enabled (`queryScriptsToLoad`): the id is no
+/// package's, and KWin may still unload it (another program's `unloadScript`), which
+/// only asking shows.
+struct KWinScript {
+    let bus: SessionBus
+    let path: String
+    /// The id KWin knows the script by.
+    static let id = "popgestured-bridge"
+    /// The id of earlier versions, a KWin package's: KWin unloaded it at once.
+    static let earlierID = "popgestured"
+    private static let scripting = ("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting")
+    /// How often the bridge asks whether the script is still loaded: one round trip.
+    static let checkInterval = Duration.seconds(5)
+
+    /// Is the script loaded now?
+    func isLoaded() throws(DBusError) -> Bool {
+        try call("isScriptLoaded", [Self.id]).first == .bool(true)
+    }
+
+    /// Loads and starts it; one left loaded by a bridge that died reported to that
+    /// bridge, not to this one, so it is unloaded first, as is one of the earlier id.
+    func loadAfresh() throws(DBusError) {
+        for id in [Self.id, Self.earlierID] where try call("isScriptLoaded", [id]).first == .bool(true) {
+            try call("unloadScript", [id])
+        }
+        let answer = try call("loadScript", [path, Self.id]).first
+        guard case .integer(let number)? = answer, number >= 0 else {
+            throw DBusError(name: "", message: "KWin did not load \(path) (loadScript answered \(String(describing: answer)))")
+        }
+        try call("start")
+    }
+
+    func unload() {
+        _ = try? call("unloadScript", [Self.id])
+    }
+
+    @discardableResult
+    private func call(_ member: String, _ arguments: [String] = []) throws(DBusError) -> [DBusValue] {
+        try bus.call(Self.scripting.0, Self.scripting.1, Self.scripting.2, member, arguments)
     }
 }
 
@@ -77,6 +112,11 @@ struct KDEBridge: ParsableCommand {
 /// says when KWin has gone.
 struct KDESource: FocusSource {
     let bus: DesktopBusSource
+    let script: KWinScript
+    /// When to ask KWin whether the script is still loaded.
+    private(set) var checkAt: ContinuousClock.Instant?
+    /// Whether the last check found it gone and could not load it again.
+    private var reloadFailed = false
     private(set) var outputs: KDEOutputDevices?
     private var tracker = KDEOutputTracker()
     /// Lines to log at the first read: why there are no outputs.
@@ -85,8 +125,10 @@ struct KDESource: FocusSource {
 
     /// Connects to KWin's Wayland display `waylandDisplay` (nil: `$WAYLAND_DISPLAY`) for the
     /// outputs; never fails: without them, `readAvailable` first logs why.
-    init(bus: DesktopBusSource, waylandDisplay: String?) {
+    init(bus: DesktopBusSource, script: KWinScript, waylandDisplay: String?) {
         self.bus = bus
+        self.script = script
+        checkAt = .now + KWinScript.checkInterval
         do {
             let devices = try KDEOutputDevices(name: waylandDisplay)
             if devices.offersDevices {
@@ -102,6 +144,30 @@ struct KDESource: FocusSource {
 
     var descriptor: FileDescriptor { bus.descriptor }
     var otherDescriptor: FileDescriptor? { outputs?.descriptor }
+
+    /// KWin says nothing when it unloads a script: without it no window is ever
+    /// reported, so the bridge asks, and loads it again.
+    mutating func check() throws -> [FocusSourceEvent] {
+        checkAt = .now + KWinScript.checkInterval
+        do {
+            if try script.isLoaded() {
+                reloadFailed = false
+                return []
+            }
+        } catch {
+            return []  // KWin is leaving or busy; the bus says when it has gone
+        }
+        do {
+            try script.loadAfresh()
+            reloadFailed = false
+            return [.log("KWin unloaded the script \(KWinScript.id) (another program's unloadScript?), so no window "
+                + "was reported: loaded it again")]
+        } catch {
+            defer { reloadFailed = true }
+            return reloadFailed ? [] : [.log("KWin unloaded the script \(KWinScript.id) and cannot load it again "
+                + "(\(error)): no window is reported; trying every \(KWinScript.checkInterval)")]
+        }
+    }
 
     /// The devices' first state waits in libwayland's queue after connecting, where `poll`
     /// cannot see it.
