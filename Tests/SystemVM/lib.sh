@@ -298,6 +298,8 @@ UNIT
 # fake_sway USER SOCKET APP PID: fake-sway.py as USER, sway's IPC socket at SOCKET with
 # one focused window (APP, PID); sway_focus SOCKET APP PID moves the focus.
 fake_sway() {
+    # An earlier scenario's socket and focus file (the same user's runtime folder).
+    rm -f "$2" "$2.focus"
     as_user "$1" python3 "$TIER/fake-sway.py" "$2" "$3" "$4" >"$WORK/fake-sway.log" 2>&1 &
     BG_PIDS+=("$!")
     wait_for 30 "the stand-in sway socket" test -S "$2"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs inside the freshly debootstrapped Debian 12 root (chroot, as root), once per
+# Runs inside the freshly debootstrapped Debian 12 or 13 root (chroot, as root), once per
 # cached root: Tests/SystemVM/run keys the cache on a hash of this file and of
 # `packages`, so any change here builds a new root. Nothing of the repository is
 # baked in: the scenarios come from the shared repository at every boot.

@@ -36,7 +36,8 @@
 #   purge:     dpkg -P: the watched folders are exactly as before the install
 source "$(dirname "$0")/../lib.sh"
 
-version=$(sed -n '1s/^popgestured (\([^)]*\)).*/\1/p' "$REPO/packaging/debian/changelog")
+# scripts/package's version for this machine's release (the VM runs the host's root).
+version=$(sed -n '1s/^popgestured (\([^)]*\)).*/\1/p' "$REPO/packaging/debian/changelog")+deb$(. /etc/os-release && echo "$VERSION_ID")
 deb=${POPGESTURED_DEB:-$REPO/dist/popgestured_${version}_$(dpkg --print-architecture).deb}
 need_file "$deb" "the package (scripts/package builds it; Tests/VM/run does when this scenario is selected)"
 log "package: $deb ($(du -h "$deb" | cut -f1))"
