@@ -16,7 +16,9 @@ import Glibc
 struct GNOMEBridgeTests {
     typealias Background = PopGestureCtlDaemonTests.Background
 
-    static let build = KDEBridgeTests.repository.appendingPathComponent("desktop/gnome-shell/build").path
+    /// What the package runs to put the extension in place (for /usr/share); here for
+    /// the session's ~/.local/share, before the Shell starts.
+    static let install = KDEBridgeTests.repository.appendingPathComponent("desktop/install").path
     static let hookUUID = "popgestured-test@popgestured"
 
     /// The test's hook: Activate(s wmClass) on org.popgestured.Test activates that window.
@@ -60,8 +62,9 @@ struct GNOMEBridgeTests {
                 throw DesktopSession.Failed("cannot read gnome-shell --version: \(versionLine)")
             }
             version = major
-            let extensions = bus.directory.appendingPathComponent(".local/share/gnome-shell/extensions")
-            _ = try Self.output(GNOMEBridgeTests.build, [String(major), extensions.appendingPathComponent(GNOMEBridge.uuid).path])
+            let data = bus.directory.appendingPathComponent(".local/share")
+            _ = try Self.output(GNOMEBridgeTests.install, [data.path, String(major)])
+            let extensions = data.appendingPathComponent("gnome-shell/extensions")
             let hook = extensions.appendingPathComponent(GNOMEBridgeTests.hookUUID)
             try FileManager.default.createDirectory(at: hook, withIntermediateDirectories: true)
             let script = major < 45

@@ -210,12 +210,7 @@ struct KDEBridgeTests {
     /// script it installed.
     static func installed(in bus: DesktopSession.Bus) throws -> String {
         let data = bus.directory.appendingPathComponent(".local/share")
-        let install = Process()
-        install.executableURL = repository.appendingPathComponent("desktop/install")
-        install.arguments = [data.path]
-        try install.run()
-        install.waitUntilExit()
-        guard install.terminationStatus == 0 else { throw DesktopSession.Failed("desktop/install failed") }
+        _ = try GNOMEBridgeTests.Shell.output(GNOMEBridgeTests.install, [data.path])
         let files = FileManager.default.enumerator(atPath: data.path)?.compactMap { $0 as? String } ?? []
         guard let script = files.first(where: { $0.hasSuffix(".js") && $0.contains("kwin") }) else {
             throw DesktopSession.Failed("desktop/install installed no KWin script: \(files)")
