@@ -1,4 +1,5 @@
 import ArgumentParser
+import SystemPackage
 
 /// `popgesturectl bridge gnome`: GNOME Shell's focus window and the built-in monitor's
 /// transform, through a GNOME Shell extension, to popgestured.
@@ -32,17 +33,8 @@ struct GNOMEBridge: ParsableCommand {
             standardError("\(name): \($0)")
         }
         // Enabled already, the extension sees the bridge's name appear and reports at once.
-        let howTo = "enable it with `gnome-extensions enable \(uuid)` (the popgestured package installs it "
-            + "in /usr/share/gnome-shell/extensions; a Shell started before the install needs a new login)"
-        do {
-            let enabled = try source.bus.call(
-                "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions", "EnableExtension", [uuid]).first
-            if enabled != .bool(true) {
-                standardError("\(name): GNOME Shell did not enable the extension \(uuid): \(howTo); waiting for it")
-            }
-        } catch {
-            standardError("\(name): cannot enable the extension \(uuid) (\(error)): \(howTo); waiting for it")
-        }
+        var reporter = GNOMESource(bus: source)
+        if let why = reporter.enable() { standardError("\(name): \(why); waiting for it") }
         // Switched off, GNOME Shell runs no extension from enabled-extensions, yet EnableExtension says true.
         let switched = try? source.bus.call(
             "org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties", "Get",
@@ -52,6 +44,55 @@ struct GNOMEBridge: ParsableCommand {
                 + "org.gnome.shell disable-user-extensions), so the extension \(uuid) does not run: "
                 + "switch them on (gnome-extensions enable runs nothing while they are off); waiting for it")
         }
-        try Bridge.run(source, name: name, options: options)
+        try Bridge.run(reporter, name: name, options: options)
+    }
+}
+
+/// GNOME Shell as a `FocusSource`: the extension's calls on the session bus. A Shell
+/// that owns its name before its extension system is up (a bridge started with the
+/// session) refuses EnableExtension, and says nothing once it is up: until the
+/// extension first reports, the bridge enables it again every `retryInterval`.
+struct GNOMESource: FocusSource {
+    let bus: DesktopBusSource
+    private(set) var checkAt: ContinuousClock.Instant? = .now + GNOMESource.retryInterval
+    /// Whether the last try failed, so that a success after it is told.
+    private var lastTryFailed = false
+
+    static let retryInterval = Duration.seconds(2)
+
+    init(bus: DesktopBusSource) {
+        self.bus = bus
+    }
+
+    var descriptor: FileDescriptor { bus.descriptor }
+    var hasBufferedEvents: Bool { bus.hasBufferedEvents }
+
+    /// Asks GNOME Shell to enable the extension; why it did not, or nil.
+    mutating func enable() -> String? {
+        let uuid = GNOMEBridge.uuid
+        let howTo = "enable it with `gnome-extensions enable \(uuid)` (the popgestured package installs it "
+            + "in /usr/share/gnome-shell/extensions; a Shell started before the install needs a new login)"
+        var why: String?
+        do {
+            let enabled = try bus.bus.call(
+                "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions", "EnableExtension", [uuid]).first
+            if enabled != .bool(true) { why = "GNOME Shell did not enable the extension \(uuid): \(howTo)" }
+        } catch {
+            why = "cannot enable the extension \(uuid) (\(error)): \(howTo)"
+        }
+        lastTryFailed = why != nil
+        return why
+    }
+
+    mutating func readAvailable() throws -> [FocusSourceEvent] {
+        let events = try bus.readAvailable()
+        if events.contains(where: { if case .log = $0 { false } else { true } }) { checkAt = nil }  // it reports
+        return events
+    }
+
+    mutating func check() throws -> [FocusSourceEvent] {
+        checkAt = .now + Self.retryInterval
+        let failedBefore = lastTryFailed
+        return enable() == nil && failedBefore ? [.log("GNOME Shell enabled the extension \(GNOMEBridge.uuid) now")] : []
     }
 }
