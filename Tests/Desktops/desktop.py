@@ -107,6 +107,19 @@ def status():
         return {}
 
 
+def start_bridge(kind, env=None, says=None):
+    """The package's `popgesturectl bridge KIND`, waited for until it is the daemon's
+    shell; fails when it ends first, or never logs says."""
+    bridge = start("bridge", ["/usr/bin/popgesturectl", "bridge", kind, "--verbose", "--socket", SOCKET], env)
+    wait_for(60, "the bridge to be the daemon's shell",
+             lambda: (status().get("focus") or {}).get("shell") is not None or bridge.poll() is not None)
+    if bridge.poll() is not None:
+        fail(f"the bridge ended with {bridge.returncode}:\n{text_of(bridge)}")
+    if says and says not in text_of(bridge):
+        fail(f"bridge {kind} did not say \"{says}\":\n{text_of(bridge)}")
+    return bridge
+
+
 def shell_focus(app, pid):
     """The daemon's focus is the shell's word for app and pid."""
     focus = status().get("focus") or {}

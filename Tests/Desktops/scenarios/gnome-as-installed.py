@@ -8,8 +8,7 @@ import sys
 import time
 
 sys.path.insert(0, "/tier")
-from desktop import (daemon, environment, fail, log, main, release, session_bus, shell_focus, start,  # noqa: E402
-                     status, step, text_of, wait_for, window, within)
+from desktop import (daemon, environment, fail, log, main, release, session_bus, shell_focus, start, start_bridge, status, step, text_of, wait_for, window, within)  # noqa: E402
 
 DISPLAY = "wayland-gnome"
 UUID = "popgestured-bridge@popgestured"
@@ -35,11 +34,7 @@ def scenario():
         fail(f"gnome-shell ended with {shell.returncode}:\n{text_of(shell)[-3000:]}")
 
     step("bridge gnome, as installed: it enables the package's extension")
-    bridge = start("bridge", ["/usr/bin/popgesturectl", "bridge", "gnome", "--verbose", "--socket", "/tmp/popgestured.sock"])
-    wait_for(60, "the bridge to be the daemon's shell",
-             lambda: (status().get("focus") or {}).get("shell") is not None or bridge.poll() is not None)
-    if bridge.poll() is not None:
-        fail(f"the bridge ended with {bridge.returncode}:\n{text_of(bridge)}")
+    bridge = start_bridge("gnome")
 
     step("a window, then a second: the daemon's focus follows the Shell's focus window")
     one = window("test.popgestured.one", DISPLAY)

@@ -8,8 +8,7 @@ enabled) KWin unloaded the script at once, and no window was ever reported."""
 import sys
 
 sys.path.insert(0, "/tier")
-from desktop import (copy_without_capabilities, daemon, environment, fail, gdbus, log, main, release,  # noqa: E402
-                     session_bus, shell_focus, start, status, step, text_of, wait_for, window, within)
+from desktop import (copy_without_capabilities, daemon, environment, fail, gdbus, log, main, release, session_bus, shell_focus, start, start_bridge, status, step, text_of, wait_for, window, within)  # noqa: E402
 
 DISPLAY = "wayland-kde"
 
@@ -33,12 +32,7 @@ def scenario():
     log(f"KWin: {text_of(version).strip()}")
 
     step("bridge kde, as installed: its default script")
-    bridge = start("bridge", ["/usr/bin/popgesturectl", "bridge", "kde", "--verbose", "--socket", "/tmp/popgestured.sock"],
-                   environment(WAYLAND_DISPLAY=DISPLAY))
-    wait_for(30, "the bridge to be the daemon's shell",
-             lambda: (status().get("focus") or {}).get("shell") is not None or bridge.poll() is not None)
-    if bridge.poll() is not None:
-        fail(f"the bridge ended with {bridge.returncode}:\n{text_of(bridge)}")
+    bridge = start_bridge("kde", environment(WAYLAND_DISPLAY=DISPLAY))
 
     step("two windows in turn: the daemon's focus follows each")
     for app in ("test.popgestured.one", "test.popgestured.two"):

@@ -8,8 +8,7 @@ import os
 import sys
 
 sys.path.insert(0, "/tier")
-from desktop import (RUNTIME, daemon, environment, fail, log, main, release, session_bus, shell_focus,  # noqa: E402
-                     start, status, step, text_of, wait_for, window, within)
+from desktop import (RUNTIME, daemon, environment, fail, log, main, release, session_bus, shell_focus, start, start_bridge, status, step, text_of, wait_for, window, within)  # noqa: E402
 
 
 def scenario():
@@ -31,14 +30,8 @@ def scenario():
     log(f"{text_of(version).strip()}: IPC {socket}, display {display}")
 
     step("bridge auto in sway's session: it runs sway's bridge")
-    bridge = start("bridge", ["/usr/bin/popgesturectl", "bridge", "auto", "--verbose", "--socket", "/tmp/popgestured.sock"],
-                   environment(XDG_CURRENT_DESKTOP="sway", XDG_SESSION_TYPE="wayland", WAYLAND_DISPLAY=display, SWAYSOCK=socket))
-    wait_for(30, "the bridge to be the daemon's shell",
-             lambda: (status().get("focus") or {}).get("shell") is not None or bridge.poll() is not None)
-    if bridge.poll() is not None:
-        fail(f"the bridge ended with {bridge.returncode}:\n{text_of(bridge)}")
-    if "running bridge sway" not in text_of(bridge):
-        fail(f"bridge auto did not say it runs sway's bridge:\n{text_of(bridge)}")
+    bridge = start_bridge("auto", environment(XDG_CURRENT_DESKTOP="sway", XDG_SESSION_TYPE="wayland", WAYLAND_DISPLAY=display,
+                                              SWAYSOCK=socket), says="running bridge sway")
 
     step("two windows in turn: the daemon's focus follows sway's")
     for app in ("test.popgestured.one", "test.popgestured.two"):
