@@ -6,7 +6,8 @@
 # shipped configuration (systemd/popgestured.conf: back input alt+left in edge mode,
 # its [back-input] table), `popgesturectl bridge sway` tells it the app in front.
 #
-# For each app (Debian 12's packages; VM_APPS=regex picks some): it opens page A,
+# For each app (the root's packages: Debian 12's, or 13's with Tests/VM/run --debian
+# trixie; VM_APPS=regex picks some): it opens page A,
 # then B, then C (typed into its location bar on a uinput keyboard, as a user would), so that a
 # back shows B and a double back A. Then, with grab off and again with grab on:
 #   1. a left-edge swipe (1 % -> 60 % of the width, 200 ms): the title says B, and
@@ -209,6 +210,12 @@ declare -A EXPECTED=(
     # from mid-screen as well.
     [leaflet-own-swipe grab off mid]=popA [leaflet-own-swipe grab off scroll]=popA
     [leaflet-own-swipe grab on mid]=popA [leaflet-own-swipe grab on scroll]=popA
+    # libadwaita 1.4+'s AdwNavigationView (1.7 on Debian 13, as GNOME 48's apps) did what
+    # the leaflet does, with and without its own-swipe entry (run of 2026-12-02).
+    [navigation grab off mid]=popA [navigation grab off scroll]=popA
+    [navigation grab on edge]=popC
+    [navigation-own-swipe grab off mid]=popA [navigation-own-swipe grab off scroll]=popA
+    [navigation-own-swipe grab on mid]=popA [navigation-own-swipe grab on scroll]=popA
 )
 write_pages
 firefox_profile
@@ -235,6 +242,15 @@ check_app leaflet name "" dbus-run-session env GIO_USE_VFS=local python3 "$VM_DI
 own_swipe_conf="$WORK/own-swipe.conf"
 { cat "$conf"; echo "org.popgestured.LeafletPages = own-swipe"; } >"$own_swipe_conf"
 NO_PROBE=1 conf=$own_swipe_conf check_app leaflet-own-swipe name "" dbus-run-session env GIO_USE_VFS=local python3 "$VM_DIR/apps/leaflet-pages.py"
+# libadwaita 1.4+'s AdwNavigationView (Debian 13's GNOME apps): the app exits 2 without it.
+if python3 -c 'import gi; gi.require_version("Adw", "1"); from gi.repository import Adw; raise SystemExit(not hasattr(Adw, "NavigationView"))' 2>/dev/null; then
+    check_app navigation name "" dbus-run-session env GIO_USE_VFS=local python3 "$VM_DIR/apps/navigation-pages.py"
+    { cat "$conf"; echo "org.popgestured.NavigationPages = own-swipe"; } >"$WORK/navigation-own-swipe.conf"
+    NO_PROBE=1 conf=$WORK/navigation-own-swipe.conf check_app navigation-own-swipe name "" \
+        dbus-run-session env GIO_USE_VFS=local python3 "$VM_DIR/apps/navigation-pages.py"
+elif app_selected navigation; then
+    log "navigation: not run: this libadwaita has no AdwNavigationView (1.4 and later; Debian 12 has 1.2)"
+fi
 check_terminal foot foot
 check_terminal qterminal qterminal -e
 
