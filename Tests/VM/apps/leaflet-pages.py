@@ -12,7 +12,6 @@ The scenarios start it in a session bus of its own (dbus-run-session: GTK 4 sets
 app id from the registered application) with GIO_USE_VFS=local (GIO's gvfs module
 blocked its start for 300 s in the VM on a gvfsd that could not reach the bus).
 """
-import os
 import sys
 
 import gi
@@ -20,6 +19,7 @@ import gi
 gi.require_version("Gtk", "4.0")
 gi.require_version("Adw", "1")
 from gi.repository import Adw, Gio, Gtk  # noqa: E402
+from location_entry import present_with_entry  # noqa: E402
 
 PAGES = ("popA", "popB", "popC")
 
@@ -34,30 +34,11 @@ def on_activate(app):
         leaflet.append(label).set_name(name)
     leaflet.connect("notify::visible-child-name",
                     lambda leaflet, _: window.set_title(leaflet.get_visible_child_name()))
-    entry = Gtk.Entry(visible=False)
 
-    def go(entry):
-        name = os.path.splitext(os.path.basename(entry.get_text().strip()))[0]
+    def go(name):
         if name in PAGES:
             leaflet.set_visible_child_name(name)
-        entry.set_text("")
-        entry.set_visible(False)
-    entry.connect("activate", go)
-
-    def open_entry(*_):
-        entry.set_visible(True)
-        entry.grab_focus()
-        return True
-    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
-    box.append(entry)
-    box.append(leaflet)
-    leaflet.set_vexpand(True)
-    window.set_content(box)
-    controller = Gtk.ShortcutController()
-    controller.add_shortcut(Gtk.Shortcut.new(Gtk.ShortcutTrigger.parse_string("<Control>l"),
-                                             Gtk.CallbackAction.new(open_entry)))
-    window.add_controller(controller)
-    window.present()
+    present_with_entry(window, leaflet, go)
 
 
 app = Adw.Application(application_id="org.popgestured.LeafletPages", flags=Gio.ApplicationFlags.NON_UNIQUE)

@@ -12,7 +12,6 @@ browser. App id org.popgestured.NavigationPages. Started as leaflet-pages.py is
 (dbus-run-session, GIO_USE_VFS=local). Exits 2 when libadwaita has no
 AdwNavigationView (Debian 12's 1.2).
 """
-import os
 import sys
 
 import gi
@@ -20,6 +19,7 @@ import gi
 gi.require_version("Gtk", "4.0")
 gi.require_version("Adw", "1")
 from gi.repository import Adw, Gio, Gtk  # noqa: E402
+from location_entry import present_with_entry  # noqa: E402
 
 PAGES = ("popA", "popB", "popC")
 if not hasattr(Adw, "NavigationView"):
@@ -37,35 +37,17 @@ def page(name):
 def on_activate(app):
     window = Adw.ApplicationWindow(application=app, title=PAGES[0])
     window.set_default_size(1280, 800)
-    view = Adw.NavigationView(vexpand=True)
+    view = Adw.NavigationView()
     view.add(page(PAGES[0]))
     view.connect("notify::visible-page", lambda view, _: window.set_title(view.get_visible_page().get_tag()))
-    entry = Gtk.Entry(visible=False)
 
-    def go(entry):
-        name = os.path.splitext(os.path.basename(entry.get_text().strip()))[0]
-        stack = [view.get_navigation_stack().get_item(i).get_tag() for i in range(view.get_navigation_stack().get_n_items())]
-        if name in stack:
+    def go(name):
+        stack = view.get_navigation_stack()
+        if name in [stack.get_item(i).get_tag() for i in range(stack.get_n_items())]:
             view.pop_to_tag(name)
         elif name in PAGES:
             view.push(page(name))
-        entry.set_text("")
-        entry.set_visible(False)
-    entry.connect("activate", go)
-
-    def open_entry(*_):
-        entry.set_visible(True)
-        entry.grab_focus()
-        return True
-    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
-    box.append(entry)
-    box.append(view)
-    window.set_content(box)
-    controller = Gtk.ShortcutController()
-    controller.add_shortcut(Gtk.Shortcut.new(Gtk.ShortcutTrigger.parse_string("<Control>l"),
-                                             Gtk.CallbackAction.new(open_entry)))
-    window.add_controller(controller)
-    window.present()
+    present_with_entry(window, view, go)
 
 
 app = Adw.Application(application_id="org.popgestured.NavigationPages", flags=Gio.ApplicationFlags.NON_UNIQUE)
