@@ -16,15 +16,24 @@ DESKTOP_HOME=/tmp/desktop
 DESKTOP_RUNTIME="$DESKTOP_HOME/runtime"
 DESKTOP_WIDTH=1280 DESKTOP_HEIGHT=800
 
-# as_desktop_user CMD...: runs CMD as nobody in the sway session's environment. GTK 4
+# as_desktop_user CMD...: runs CMD as nobody in the session's environment (sway's, or
+# DESKTOP_NAME's, with DESKTOP_BUS as its session bus when set). GTK 4
 # draws with cairo (GSK_RENDERER): the VM has no GPU, and GL through llvmpipe under TCG
 # held a first GTK 4 window back for minutes; no accessibility bus (GTK_A11Y, NO_AT_BRIDGE).
 as_desktop_user() {
     setpriv --reuid=nobody --regid=nogroup --clear-groups \
         env -i PATH=/usr/bin:/bin HOME="$DESKTOP_HOME/home" XDG_RUNTIME_DIR="$DESKTOP_RUNTIME" \
         WAYLAND_DISPLAY="${WAYLAND_DISPLAY:-wayland-1}" SWAYSOCK="${SWAYSOCK:-}" LANG=C.UTF-8 \
-        XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP=sway MOZ_ENABLE_WAYLAND=1 "QT_QPA_PLATFORM=wayland;xcb" \
+        XDG_SESSION_TYPE=wayland XDG_CURRENT_DESKTOP="${DESKTOP_NAME:-sway}" MOZ_ENABLE_WAYLAND=1 \
+        "QT_QPA_PLATFORM=wayland;xcb" ${DESKTOP_BUS:+DBUS_SESSION_BUS_ADDRESS="$DESKTOP_BUS"} \
         GDK_BACKEND=wayland NO_AT_BRIDGE=1 GTK_A11Y=none GSK_RENDERER=cairo "$@"
+}
+
+# start_seatd: seatd runs the seat (see above), its socket open to nogroup.
+start_seatd() {
+    seatd -g nogroup >"$WORK/seatd.log" 2>&1 &
+    BG_PIDS+=("$!")
+    wait_for 30 "seatd's socket" test -S /run/seatd.sock
 }
 
 _sway_answers() { swaymsg -t get_version >/dev/null 2>&1; }
@@ -52,9 +61,7 @@ xwayland enable
 ${1:-}
 EOF
     chown -R nobody:nogroup "$DESKTOP_HOME"
-    seatd -g nogroup >"$WORK/seatd.log" 2>&1 &
-    BG_PIDS+=("$!")
-    wait_for 30 "seatd's socket" test -S /run/seatd.sock
+    start_seatd
     as_desktop_user env -u WAYLAND_DISPLAY -u SWAYSOCK WLR_BACKENDS=headless,libinput LIBSEAT_BACKEND=seatd \
         WLR_RENDERER=pixman sway -c "$DESKTOP_HOME/sway.conf" >"$WORK/sway.log" 2>&1 &
     SWAY_PID=$!
@@ -163,9 +170,24 @@ EOF
     chown -R nobody:nogroup "$DESKTOP_HOME/firefox"
 }
 
+# tap X Y: a finger down and up, 80 ms and no move, at fractions of the screen, on the
+# touchscreen (DEV_NODE, from TOUCH_DESC), where a person taps a row or a key.
+tap() {
+    python3 "$VM_DIR/make-swipe.py" "$TOUCH_DESC" --from "$1" --to "$1" --y "$2" --to-y "$2" \
+        --duration-ms 80 >"$DESKTOP_HOME/tap.events"
+    evemu-play "$DEV_NODE" <"$DESKTOP_HOME/tap.events" || fail "evemu-play $DEV_NODE failed"
+}
+# drag X0 X1 Y: a finger across the touchscreen at height Y, 300 ms.
+drag() {
+    python3 "$VM_DIR/make-swipe.py" "$TOUCH_DESC" --from "$1" --to "$2" --y "$3" --to-y "$3" \
+        --duration-ms 300 >"$DESKTOP_HOME/drag.events"
+    evemu-play "$DEV_NODE" <"$DESKTOP_HOME/drag.events" || fail "evemu-play $DEV_NODE failed"
+}
+
 # start_desktop DESC: the touchscreen from DESC (DEV_NODE), sway reading it, the
 # keyboard, and `popgesturectl bridge sway` telling the daemon the app in front.
 start_desktop() {
+    TOUCH_DESC=$1
     create_device "$1"
     start_sway
     wait_sway_input "$(desc_name "$1")"
