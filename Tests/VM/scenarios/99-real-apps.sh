@@ -173,7 +173,8 @@ check_terminal() {
         play "$DEV_NODE" "$mid"; sleep 3
         local bytes; bytes=$(wc -c <"$typed")
         printf '%s\t%s\tgrab %s\t%s bytes typed\t\t\n' "$name" "$app_id" "$mode" "$bytes" >>"$TABLE"
-        log "$name ($app_id), grab $mode: $bytes bytes typed: $(cat -v "$typed" | head -c 80)"
+        log "$name ($app_id), grab $mode: $bytes bytes typed: $(od -An -c "$typed" | head -c 120)"
+        cp "$typed" "$WORK/$name-grab-$mode.typed"
         [ "$bytes" -eq 0 ] || RESULTS+=("$name grab $mode: the swipe typed $(cat "$typed" | head -c 40)")
     done
     close_apps
