@@ -172,16 +172,21 @@ EOF
 
 # tap X Y: a finger down and up, 80 ms and no move, at fractions of the screen, on the
 # touchscreen (DEV_NODE, from TOUCH_DESC), where a person taps a row or a key.
-tap() {
-    python3 "$VM_DIR/make-swipe.py" "$TOUCH_DESC" --from "$1" --to "$1" --y "$2" --to-y "$2" \
-        --duration-ms 80 >"$DESKTOP_HOME/tap.events"
-    evemu-play "$DEV_NODE" <"$DESKTOP_HOME/tap.events" || fail "evemu-play $DEV_NODE failed"
-}
+tap() { _touch_line "$1" "$1" "$2" 80; }
 # drag X0 X1 Y: a finger across the touchscreen at height Y, 300 ms.
-drag() {
+drag() { _touch_line "$1" "$2" "$3" 300; }
+_touch_line() {  # X0 X1 Y MS
     python3 "$VM_DIR/make-swipe.py" "$TOUCH_DESC" --from "$1" --to "$2" --y "$3" --to-y "$3" \
-        --duration-ms 300 >"$DESKTOP_HOME/drag.events"
-    evemu-play "$DEV_NODE" <"$DESKTOP_HOME/drag.events" || fail "evemu-play $DEV_NODE failed"
+        --duration-ms "$4" >"$DESKTOP_HOME/touch.events"
+    evemu-play "$DEV_NODE" <"$DESKTOP_HOME/touch.events" || fail "evemu-play $DEV_NODE failed"
+}
+
+# gsettings_keyfile: stdin (keyfile groups and keys) as nobody's gsettings, for apps
+# started with GSETTINGS_BACKEND=keyfile (no dconf service in the VM).
+gsettings_keyfile() {
+    mkdir -p "$DESKTOP_HOME/home/.config/glib-2.0/settings"
+    cat >"$DESKTOP_HOME/home/.config/glib-2.0/settings/keyfile"
+    chown -R nobody:nogroup "$DESKTOP_HOME/home/.config"
 }
 
 # start_desktop DESC: the touchscreen from DESC (DEV_NODE), sway reading it, the

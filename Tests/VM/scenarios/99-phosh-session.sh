@@ -63,8 +63,7 @@ DESKTOP_NAME=Phosh:GNOME
 export WAYLAND_DISPLAY=wayland-0
 # phosh shows squeekboard for a text field only with the screen keyboard on (GNOME's
 # a11y key, as Mobian sets it); gsettings' keyfile backend holds it, in nobody's home.
-mkdir -p "$DESKTOP_HOME/home/.config/glib-2.0/settings"
-cat >"$DESKTOP_HOME/home/.config/glib-2.0/settings/keyfile" <<'EOF'
+gsettings_keyfile <<'EOF'
 [org/gnome/desktop/a11y/applications]
 screen-keyboard-enabled=true
 EOF

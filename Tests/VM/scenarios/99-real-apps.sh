@@ -401,12 +401,10 @@ if command -v gnome-control-center >/dev/null; then
     check_gnome_pair settings org.gnome.Settings "0.609 0.396" dbus-run-session -- sh -c \
         'DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SESSION_BUS_ADDRESS XDG_CURRENT_DESKTOP=GNOME exec gnome-control-center system'
     # Clocks' world clocks, Berlin's (gsettings' keyfile backend holds it), then its page.
-    mkdir -p "$DESKTOP_HOME/home/.config/glib-2.0/settings"
-    cat >"$DESKTOP_HOME/home/.config/glib-2.0/settings/keyfile" <<'EOF'
+    gsettings_keyfile <<'EOF'
 [org/gnome/clocks]
 world-clocks=[{'location': <(uint32 2, <('Berlin', 'EDDT', true, [(0.91746141594945008, 0.23241968454167572)], [(0.91658875132345297, 0.23387411976724018)])>)>}]
 EOF
-    chown -R nobody:nogroup "$DESKTOP_HOME/home/.config"
     check_gnome_pair clocks org.gnome.clocks "0.5 0.125" env GSETTINGS_BACKEND=keyfile dbus-run-session gnome-clocks
     # Fonts' grid, then DejaVu Sans's page.
     check_gnome_pair fonts org.gnome.font-viewer "0.303 0.19" dbus-run-session gnome-font-viewer
