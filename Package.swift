@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "popgestured", targets: ["popgestured"]),
         .executable(name: "popgesturectl", targets: ["popgesturectl"]),
         .executable(name: "popgestured-replay", targets: ["popgestured-replay"]),
+        .executable(name: "popgestured-demo", targets: ["popgestured-demo"]),
         .library(name: "PopGestureCore", targets: ["PopGestureCore"]),
         .library(name: "PopGestureSynthesis", targets: ["PopGestureSynthesis"]),
         .library(name: "PopGestureProtocol", targets: ["PopGestureProtocol"]),
@@ -68,8 +69,8 @@ let package = Package(
             ]),
 
         // Evdev events written from a scripted gesture or decoded from fuzz bytes, and the
-        // gesture corpus: for tests, Fuzz/, Benchmarks/, the demo and `popgestured-replay
-        // corpus`, not part of the core's API.
+        // gesture corpus: for tests, Fuzz/, Benchmarks/, popgestured-demo and `popgestured-replay
+        // corpus`, not part of the core's API (nor of the daemon's binary).
         .target(
             name: "PopGestureSynthesis",
             dependencies: ["PopGestureCore", .product(name: "RealModule", package: "swift-numerics")]),
@@ -125,20 +126,27 @@ let package = Package(
             name: "PopGestureRecording",
             dependencies: ["PopGestureCore", .product(name: "Yams", package: "Yams")]),
 
-        // The settings' flags, shared by the daemon and the replay tool.
+        // The gesture settings' flags for popgestured-replay, on ArgumentParser (the daemon parses
+        // its own: DaemonCommand).
         .target(
             name: "PopGestureCommandLine",
             dependencies: ["PopGestureDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        // The binary systemd runs: the daemon, its demo and a test tool. No Foundation
-        // and no recording readers (issue 12: they are not the daemon's to carry).
+        // The binary systemd runs: the daemon and a hidden test tool, linking only what the
+        // daemon runs (issue 30): no Foundation, no command-line library (DaemonCommand
+        // parses its flags from the keys' table), no recording readers, no gesture scripts.
         .executableTarget(
             name: "popgestured",
+            dependencies: ["PopGestureCore", "PopGestureInput", "PopGestureDaemon"]),
+
+        // The daemon for a first look (`swift run popgestured-demo`): the real socket and
+        // engine, a client of its own, and generated swipes when no touchscreen is present.
+        .executableTarget(
+            name: "popgestured-demo",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureDaemon", "PopGestureCommandLine",
-                "PopGestureSystem", "PopGestureSynthesis", "PopGestureServer",
+                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureDaemon", "PopGestureSystem",
+                "PopGestureSynthesis", "PopGestureServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
@@ -184,14 +192,15 @@ let package = Package(
         .testTarget(
             name: "PopGestureDaemonTests",
             dependencies: [
-                "PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "PopGestureSynthesis", "popgestured", "popgesturectl",
+                "PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "PopGestureSynthesis", "popgestured", "popgestured-demo",
+                "popgesturectl",
                 "popgestured-replay",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(
             name: "PopGestureClientTests",
             dependencies: [
-                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "popgestured",
+                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "popgestured", "popgestured-demo",
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
         .testTarget(

@@ -1,8 +1,8 @@
 import ArgumentParser
 import PopGestureDaemon
 
-/// The flags of the gesture's settings (``Configuration/Key/gestureKeys``), which
-/// `popgestured run` and `popgestured-replay` share. Each flag
+/// The flags of the gesture's settings (``Configuration/Key/gestureKeys``) for
+/// `popgestured-replay`, spelled as the daemon's own (``DaemonCommand``). Each flag
 /// keeps its text as typed; ``Configuration/Key``'s own parser reads it, the one that
 /// reads the file, so a flag is parsed once and refused with the file's words.
 public struct GestureSettingFlags: ParsableArguments {

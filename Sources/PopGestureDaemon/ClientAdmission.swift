@@ -37,7 +37,7 @@ public func seatRefusal(
     guard let peer else { return "the kernel did not say who is connecting (no SO_PEERCRED)" }
     // Root can read the daemon's memory anyway.
     if peer.uid == 0 { return nil }
-    // The daemon's own user: `popgestured demo`, tests, a daemon run by hand.
+    // The daemon's own user: `popgestured-demo`, tests, a daemon run by hand.
     if peer.uid == daemonUID { return nil }
     // The person at the screen, on any seat.
     if activeUIDs().contains(peer.uid) { return nil }

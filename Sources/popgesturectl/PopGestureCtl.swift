@@ -53,7 +53,7 @@ struct PopGestureCtl: ParsableCommand {
 }
 
 extension PopGestureCtl {
-    /// `popgesturectl --socket PATH monitor` (as `popgestured demo` suggests) becomes
+    /// `popgesturectl --socket PATH monitor` (as `popgestured-demo` suggests) becomes
     /// `monitor --socket PATH`: the option belongs to the subcommands.
     static func movingLeadingSocket(_ arguments: [String]) -> [String] {
         var rest = arguments[...]

@@ -1,4 +1,3 @@
-import ArgumentParser
 import Glibc
 import PopGestureCore
 import PopGestureInput
@@ -14,19 +13,12 @@ import PopGestureInput
 /// `not grabbed: WHY` when a finger is down at the grab), `cancelled slot S`,
 /// `released` on SIGTERM or SIGINT, after which it cancels what is down, ungrabs
 /// and exits 0.
-struct DebugClone: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "debug-clone",
-        abstract: "Clone and grab a touchscreen, forwarding its frames (a test tool).",
-        shouldDisplay: false)
-
-    @Argument(help: "The touchscreen's event node (protocol B).")
+struct DebugClone {
+    /// The touchscreen's event node (protocol B).
     var devnode: String
-
-    @Flag(help: "Grab the real device (EVIOCGRAB).")
+    /// Grab the real device (EVIOCGRAB).
     var grab = false
-
-    @Option(help: "Cancel a touch on the clone once it has been down this many frames (0: never).")
+    /// Cancel a touch on the clone once it has been down this many frames (0: never).
     var cancelAfter = 0
 
     func run() throws {
@@ -37,7 +29,7 @@ struct DebugClone: ParsableCommand {
         let monitor = try UdevInputMonitor()
         var waited = 0
         while !monitor.hasProcessed(devnode: clone.devnode ?? "") {
-            guard waited < 600 else { throw ValidationError("udev never processed \(clone.devnode ?? "the clone")") }
+            guard waited < 600 else { throw DebugCloneError("udev never processed \(clone.devnode ?? "the clone")") }
             usleep(100_000)
             waited += 1
         }
@@ -101,6 +93,11 @@ struct DebugClone: ParsableCommand {
         print(line)
         fflush(nil)  // every stream: stdout is a file in the VM
     }
+}
+
+struct DebugCloneError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 nonisolated(unsafe) private var debugCloneStopRequested: sig_atomic_t = 0

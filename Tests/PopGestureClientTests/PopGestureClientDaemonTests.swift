@@ -131,7 +131,7 @@ struct PopGestureClientDaemonTests {
         #expect(watchChanges >= 4, "the descriptor went and came, and the deadline with it")
     }
 
-    @Test("popgestured demo's swipe arrives in order: pop-began, pop-progress…, pop-finished, back", .timeLimit(.minutes(1)))
+    @Test("popgestured-demo's swipe arrives in order: pop-began, pop-progress…, pop-finished, back", .timeLimit(.minutes(1)))
     func swipe() throws {
         let daemon = try TestDaemon(["demo", "--rounds", "0"])
         let received = Received()
@@ -151,7 +151,7 @@ struct PopGestureClientDaemonTests {
         }
         let devices = try #require(status?.devices, "the demo's navigator and touchscreen never showed")
         if devices.contains(where: { $0.kind == "touchscreen" && $0.path != "(virtual)" }) {
-            try Test.cancel("a real touchscreen is present, so popgestured demo waits for a finger")
+            try Test.cancel("a real touchscreen is present, so popgestured-demo waits for a finger")
         }
         #expect(try Self.reply(client, .create(navigator: "mine", pages: Self.pages, layout: nil, barFollowsTopPage: true))
             == .success(.ok(request: "create")))

@@ -13,6 +13,10 @@ enum BuiltDaemon {
     static var binary: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("popgestured").path
     }
+    /// `popgestured-demo`, built beside it.
+    static var demoBinary: String {
+        URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("popgestured-demo").path
+    }
     static var built: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 }
 
@@ -26,7 +30,7 @@ final class TestDaemon {
     var log: String { (try? String(contentsOf: directory.appendingPathComponent("daemon.log"), encoding: .utf8)) ?? "" }
 
     /// `arguments` before `--socket`: none for the plain daemon, `["demo", "--rounds", "0"]`
-    /// for the demo's generated swipes.
+    /// for `popgestured-demo --rounds 0`'s generated swipes.
     init(_ arguments: [String] = []) throws {
         // Unix socket paths must stay short: not under $TMPDIR's depths.
         directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("pgclient-\(UUID().uuidString.prefix(8))")
@@ -45,8 +49,10 @@ final class TestDaemon {
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         }
         process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltDaemon.binary)
-        process.arguments = arguments + ["--socket", socket] + (arguments.isEmpty ? ["--config", configuration.path] : [])
+        let demo = arguments.first == "demo"
+        process.executableURL = URL(fileURLWithPath: demo ? BuiltDaemon.demoBinary : BuiltDaemon.binary)
+        process.arguments = arguments.dropFirst(demo ? 1 : 0) + ["--socket", socket]
+            + (arguments.isEmpty ? ["--config", configuration.path] : [])
         process.standardInput = FileHandle.nullDevice
         let output = try FileHandle(forWritingTo: logFile)
         output.seekToEndOfFile()

@@ -12,11 +12,15 @@ enum PopGestureCtlDaemon {
     static var binary: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("popgestured").path
     }
+    /// `popgestured-demo`, built beside it.
+    static var demoBinary: String {
+        URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("popgestured-demo").path
+    }
     static var built: Bool { FileManager.default.isExecutableFile(atPath: binary) }
 }
 
 /// popgesturectl against the real daemon, `popgestured run --socket` on a temporary
-/// socket, and against `popgestured demo`, whose virtual touchscreen makes real swipes.
+/// socket, and against `popgestured-demo`, whose virtual touchscreen makes real swipes.
 @Suite(.serialized, .enabled(if: PopGestureCtlDaemon.built, "popgestured is not built beside the tests"))
 struct PopGestureCtlDaemonTests {
     static var daemonBinary: String { PopGestureCtlDaemon.binary }
@@ -34,7 +38,8 @@ struct PopGestureCtlDaemonTests {
             PopGestureCtlDaemonTests.within(seconds: 10) { log.contains(text) }
         }
 
-        /// `popgestured run` by default; `demo` plays generated swipes on a virtual touchscreen.
+        /// `popgestured run` by default; `demo` first runs `popgestured-demo` with the rest,
+        /// which plays generated swipes on a virtual touchscreen.
         /// `directory`: an earlier daemon's, to restart on its socket.
         /// `environment`: variables set over the test's own.
         init(_ arguments: [String] = ["run"], in directory: URL? = nil, environment: [String: String] = [:]) throws {
@@ -44,8 +49,9 @@ struct PopGestureCtlDaemonTests {
             try Data().write(to: configuration)
             let logFile = self.directory.appendingPathComponent("daemon.log")
             _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-            process.executableURL = URL(fileURLWithPath: PopGestureCtlDaemonTests.daemonBinary)
-            process.arguments = arguments + ["--socket", socket]
+            let demo = arguments.first == "demo"
+            process.executableURL = URL(fileURLWithPath: demo ? PopGestureCtlDaemon.demoBinary : PopGestureCtlDaemonTests.daemonBinary)
+            process.arguments = arguments.dropFirst(demo ? 1 : 0) + ["--socket", socket]
                 + (arguments.first == "run" ? ["--config", configuration.path] : [])
             if !environment.isEmpty {
                 process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -274,7 +280,7 @@ struct PopGestureCtlDaemonTests {
         #expect(monitor.err.contains("popgestured closed the connection"))
     }
 
-    /// `popgestured demo` on its virtual touchscreen, or a cancelled test when a real
+    /// `popgestured-demo` on its virtual touchscreen, or a cancelled test when a real
     /// touchscreen is present (then the demo waits for a finger).
     static func demoWithGeneratedSwipes(in directory: URL? = nil) throws -> Daemon {
         let daemon = try Daemon(["demo", "--rounds", "0"], in: directory)
@@ -286,12 +292,12 @@ struct PopGestureCtlDaemonTests {
             usleep(20_000)
         }
         if devices.contains("\"kind\":\"touchscreen\""), !devices.contains("\"path\":\"(virtual)\"") {
-            try Test.cancel("a real touchscreen is present, so popgestured demo waits for a finger")
+            try Test.cancel("a real touchscreen is present, so popgestured-demo waits for a finger")
         }
         return daemon
     }
 
-    /// `popgestured demo` plays generated gestures in real time; a navigator created
+    /// `popgestured-demo` plays generated gestures in real time; a navigator created
     /// after its own is in front, so the committed swipe among them pops ours.
     @Test("a session's wait back returns when a real swipe pops its page", .timeLimit(.minutes(1)))
     func waitBack() throws {

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// `popgesturectl bridge sway` against the real thing: a headless sway with two foot
-/// windows, `popgestured demo` (whose virtual touchscreen swipes back now and then),
+/// windows, `popgestured-demo` (whose virtual touchscreen swipes back now and then),
 /// and two sessions standing in for the apps "one" and "two".
 @Suite(.serialized, .enabled(if: PopGestureCtlDaemon.built, "popgestured is not built beside the tests"))
 struct SwayBridgeTests {

@@ -11,7 +11,7 @@ import SystemPackage
 
 /// `popgesturectl bridge x11` against the real thing: Xvfb, openbox (an EWMH window
 /// manager that sets `_NET_ACTIVE_WINDOW`), two xterms with their own `WM_CLASS` class and
-/// `_NET_WM_PID`, focus switched with `xdotool windowactivate`, and `popgestured demo`,
+/// `_NET_WM_PID`, focus switched with `xdotool windowactivate`, and `popgestured-demo`,
 /// whose virtual touchscreen swipes back every few seconds.
 @Suite(.serialized, .enabled(if: PopGestureCtlDaemon.built, "popgestured is not built beside the tests"))
 struct X11BridgeTests {

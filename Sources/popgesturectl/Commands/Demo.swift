@@ -8,7 +8,7 @@ struct Demo: ParsableCommand {
             Creates navigator `demo` with pages home → list → detail, brings it to the \
             front and prints every event, including pans the daemon refused and why. A \
             second after each back the page comes back, so you can keep swiping. Needs a \
-            touchscreen or touchpad the daemon sees; without one, `popgestured demo` shows \
+            touchscreen or touchpad the daemon sees; without one, `popgestured-demo` shows \
             a generated swipe instead.
             """)
 
@@ -82,7 +82,7 @@ struct Demo: ParsableCommand {
         guard !devices.isEmpty else {
             return [
                 "popgesturectl: navigator \(navigator) (\(stack)) is in front, but \(StatusTable.noDevices),",
-                "so no swipe can arrive. `popgestured demo` shows a generated swipe without a device.",
+                "so no swipe can arrive. `popgestured-demo` shows a generated swipe without a device.",
                 "Ctrl-C ends.",
             ]
         }

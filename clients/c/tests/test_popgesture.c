@@ -79,6 +79,8 @@ static void sleep_ms(int ms)
 }
 
 static const char *daemon_binary;
+/* popgestured-demo, built beside the daemon: the generated swipes. */
+static char demo_binary[4096];
 static char root[PATH_MAX]; /* the temporary directory of the whole run */
 
 /* out = a + b, or the run stops: test paths are short. */
@@ -484,7 +486,7 @@ static bool daemon_start(daemon_t *d, const char *dir, bool demo)
         dup2(log, 1);
         dup2(log, 2);
         if (demo)
-            execl(daemon_binary, daemon_binary, "demo", "--rounds", "0", "--socket", d->sock, (char *)NULL);
+            execl(demo_binary, demo_binary, "--rounds", "0", "--socket", d->sock, (char *)NULL);
         else
             execl(daemon_binary, daemon_binary, "run", "--socket", d->sock, "--config", config, (char *)NULL);
         _exit(127);
@@ -1443,7 +1445,7 @@ out:
     rec_clear(&r);
 }
 
-/* ---- tests: a real gesture from popgestured demo ----------------------------- */
+/* ---- tests: a real gesture from popgestured-demo ----------------------------- */
 
 static bool has_back(void *arg)
 {
@@ -1522,7 +1524,7 @@ static void test_gesture(void)
     r.push_again_on_back = true;
     pg_client *c = NULL;
     json_object *status = NULL;
-    REQUIRE(daemon_start(&d, dir, true), "popgestured demo did not start");
+    REQUIRE(daemon_start(&d, dir, true), "popgestured-demo did not start");
     /* Ours must come after the demo's own navigator to be in front. */
     uint64_t end = now_ms() + 10000;
     while (!demo_navigator_exists(d.sock) && now_ms() < end)
@@ -1774,6 +1776,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "test_popgesture: popgestured not found at %s (set POPGESTURED_BINARY)\n", daemon_binary);
         return 2;
     }
+    const char *slash = strrchr(daemon_binary, '/');
+    snprintf(demo_binary, sizeof demo_binary, "%.*spopgestured-demo", slash ? (int)(slash - daemon_binary + 1) : 0,
+             daemon_binary);
     const char *tmp = getenv("TMPDIR");
     join(root, sizeof root, tmp && *tmp ? tmp : "/tmp", "/popgesture-c.XXXXXX");
     if (!mkdtemp(root)) {

@@ -47,7 +47,8 @@ def connects(path):
 
 
 class Daemon:
-    """The real daemon on a socket in `directory`: `popgestured [args] --socket PATH`."""
+    """The real daemon on a socket in `directory`: `popgestured [args] --socket PATH`;
+    with `demo` first, `popgestured-demo [rest] --socket PATH` (built beside it)."""
 
     def __init__(self, directory, args=(), socket_name="s.sock", log_name="daemon.log"):
         require_binary()
@@ -60,7 +61,11 @@ class Daemon:
 
     def start(self, timeout=15.0):
         with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen([BINARY, *self.args, "--socket", self.socket], stdin=subprocess.DEVNULL,
+            if self.args[:1] == ["demo"]:
+                command = [os.path.join(os.path.dirname(BINARY), "popgestured-demo"), *self.args[1:]]
+            else:
+                command = [BINARY, *self.args]
+            self.process = subprocess.Popen([*command, "--socket", self.socket], stdin=subprocess.DEVNULL,
                                             stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while not connects(self.socket):
@@ -120,7 +125,7 @@ def raw_query(path, request, timeout=5.0):
 
 
 def wait_for_demo(testcase, path):
-    """Wait until `popgestured demo` has its virtual touchscreen; skip if a real one is present."""
+    """Wait until `popgestured-demo` has its virtual touchscreen; skip if a real one is present."""
     deadline = time.monotonic() + 15
     status = {}
     while time.monotonic() < deadline:
@@ -130,7 +135,7 @@ def wait_for_demo(testcase, path):
         time.sleep(0.05)
     devices = status.get("devices", [])
     if not devices:
-        raise AssertionError(f"popgestured demo found no device: {status}")
+        raise AssertionError(f"popgestured-demo found no device: {status}")
     if any(d.get("kind") == "touchscreen" and d.get("path") != "(virtual)" for d in devices):
-        testcase.skipTest("a real touchscreen is present, so popgestured demo waits for a finger")
+        testcase.skipTest("a real touchscreen is present, so popgestured-demo waits for a finger")
     return status

@@ -1,4 +1,4 @@
-"""Real gestures: `popgestured demo --rounds 0` plays generated swipes on its virtual
+"""Real gestures: `popgestured-demo --rounds 0` plays generated swipes on its virtual
 touchscreen (no touchscreen on the host); a navigator created after the demo's own is
 in front, so its owner gets the pops. Skipped when a real touchscreen is present."""
 

@@ -11,9 +11,13 @@ import PopGestureSystem
 import SystemPackage
 
 /// The daemon for a first look: its real socket and engine, a client of its own, and
-/// a virtual touchscreen playing swipes when no real one is present.
+/// a virtual touchscreen playing swipes when no real one is present. Its own program, so
+/// that the daemon systemd runs carries neither the gesture scripts nor a command-line
+/// library (issue 30).
+@main
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "popgestured-demo",
         abstract: "Run the daemon with a demo client; swipes are generated when no touchscreen is present.",
         discussion: """
             Starts the daemon on a socket of its own and connects a demo client that owns the
@@ -95,7 +99,7 @@ struct Demo: ParsableCommand {
 
         let client = try DemoClient(socketPath: path)
         client.start()
-        print("popgestured demo: socket \(path); try `popgesturectl --socket \(path) monitor` in another terminal")
+        print("popgestured-demo: socket \(path); try `popgesturectl --socket \(path) monitor` in another terminal")
 
         if let serverThread {
             print("No touchscreen found: a virtual one plays the gestures.\n")
@@ -172,7 +176,7 @@ final class DemoClient: @unchecked Sendable {
         } catch {
             throw ValidationError("cannot connect to \(socketPath): \(error)")
         }
-        send(.hello(versions: ProtocolVersion.supported, name: "popgestured demo"))
+        send(.hello(versions: ProtocolVersion.supported, name: "popgestured-demo"))
         send(.create(
             navigator: "demo", pages: ["home", "list", "detail"].map { ClientRequest.Page(id: $0) }, layout: nil,
             barFollowsTopPage: true))
