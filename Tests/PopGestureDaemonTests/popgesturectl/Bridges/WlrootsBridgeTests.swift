@@ -77,8 +77,7 @@ struct WlrootsBridgeTests {
             ["PATH": "/usr/bin:/bin", "HOME": directory.path, "XDG_RUNTIME_DIR": directory.path, "WAYLAND_DISPLAY": "wayland-0"]
         }
 
-        static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        static let root = Repository.root
 
         /// The helper, from its C source and the glue wayland-scanner makes of the two XMLs it needs.
         static func buildHelper(in directory: URL) throws -> String {

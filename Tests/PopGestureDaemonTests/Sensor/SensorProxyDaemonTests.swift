@@ -6,8 +6,7 @@ import Testing
 /// Tests/Fixtures/iio/fake-sensor-proxy.py speaks the proxy's interface on it.
 @Suite(.serialized, .enabled(if: PopGestureCtlDaemon.built, "popgestured is not built beside the tests"))
 struct SensorProxyDaemonTests {
-    static let fake = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../Fixtures/iio/fake-sensor-proxy.py").standardized.path
+    static let fake = Repository.path("Tests/Fixtures/iio/fake-sensor-proxy.py")
 
     /// A `dbus-daemon` of the test's own, on a socket in `directory`: the session bus's
     /// configuration, or, with `refusingEveryone`, one whose policy lets no user connect
@@ -192,8 +191,7 @@ struct SensorProxyDaemonTests {
         daemon.stop()
     }
 
-    static let forger = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../Fixtures/iio/forge-signals.py").standardized.path
+    static let forger = Repository.path("Tests/Fixtures/iio/forge-signals.py")
 
     @Test("a system bus that refuses the daemon's user: unavailable, and the log says the bus refused it",
           .timeLimit(.minutes(1)))

@@ -41,8 +41,7 @@ import Testing
 
     static func isEnd(_ event: FocusSourceEvent) -> Bool { if case .ended = event { true } else { false } }
 
-    static let forger = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../Fixtures/dbus/forge-name-owner-changed.py").standardized.path
+    static let forger = Repository.path("Tests/Fixtures/dbus/forge-name-owner-changed.py")
 
     @Test("on a real bus, a forged NameOwnerChanged from another connection changes nothing; the compositor's leave ends the source",
           .timeLimit(.minutes(1)))

@@ -314,8 +314,7 @@ struct PopGestureCtlDaemonTests {
     @Test("examples/client.py --once prints the back it receives", .timeLimit(.minutes(1)))
     func examplePythonClient() throws {
         let daemon = try Self.demoWithGeneratedSwipes()
-        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("examples/client.py").path
+        let example = Repository.path("examples/client.py")
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = ["python3", example, "--once"]

@@ -14,8 +14,7 @@ import Glibc
 struct KDEBridgeTests {
     typealias Background = PopGestureCtlDaemonTests.Background
 
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let repository = Repository.root
     static let script = repository.appendingPathComponent("desktop/kwin/popgestured-bridge.js").path
 
     /// A headless KWin (its virtual backend, no lock screen) on `bus`.

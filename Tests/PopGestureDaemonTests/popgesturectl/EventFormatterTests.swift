@@ -211,8 +211,7 @@ import Testing
     /// a new event type in the document fails here until the formatter knows it.
     @Test("every event in docs/PROTOCOL.md's examples formats readably")
     func protocolDocument() throws {
-        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("docs/PROTOCOL.md")
+        let document = Repository.root.appendingPathComponent("docs/PROTOCOL.md")
         let text = try String(contentsOf: document, encoding: .utf8)
         // Requests and replies may appear in examples too; they are not events.
         let notEvents = Set(ServerReply.Kind.allCases.map(\.rawValue) + ClientRequest.Kind.allCases.map(\.rawValue))

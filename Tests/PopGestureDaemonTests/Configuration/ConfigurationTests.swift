@@ -619,8 +619,7 @@ private struct SystemCallError: Error, CustomStringConvertible {
 /// docs/CONFIGURATION.md stays true: its sample file is the defaults, and its
 /// table lists exactly the keys there are.
 @Suite struct ConfigurationDocumentationTests {
-    static let documentPath = String(#filePath.dropLast("Tests/PopGestureDaemonTests/ConfigurationTests.swift".count))
-        + "docs/CONFIGURATION.md"
+    static let documentPath = Repository.path("docs/CONFIGURATION.md")
 
     static func document() throws -> String {
         guard let file = fopen(documentPath, "r") else { throw SystemCallError(errno) }

@@ -174,8 +174,7 @@ import Testing
 
     @Test("the user unit takes exit 3 as nothing to do, and restarts only on failure")
     func unit() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
+        let root = Repository.root
         let unit = try String(contentsOf: root.appendingPathComponent("systemd/popgesturectl-bridge.service"), encoding: .utf8)
         let lines = Set(unit.split(separator: "\n").map(String.init))
         #expect(lines.contains("ExecStart=/usr/local/bin/popgesturectl bridge auto"))

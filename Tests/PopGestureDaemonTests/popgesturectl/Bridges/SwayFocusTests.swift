@@ -100,8 +100,7 @@ import Testing
 
     @Test("sway's own tree: the focused view is the focused window")
     func realTree() throws {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/sway/tree-two-windows.json")
+        let url = Repository.root.appendingPathComponent("Tests/Fixtures/sway/tree-two-windows.json")
         var tracker = SwayFocusTracker()
         let tree = SwayMessage(type: SwayIPC.MessageType.getTree.rawValue, payload: Array(try Data(contentsOf: url)))
         #expect(try tracker.handle(tree) == .focused(FocusedWindow(app: "one", pid: 14883)))
