@@ -1,9 +1,9 @@
 import Glibc
 import NIOConcurrencyHelpers
+import Synchronization  // Atomic, for the stop flag
 import PopGestureCore
 import PopGestureInput
 import PopGestureSystem
-import Synchronization
 
 /// A ``SocketServer`` on a thread of its own, for a process with no device reader to run
 /// it (the demo without a touchscreen, tests): the thread sleeps in `poll(2)` on the
@@ -11,7 +11,7 @@ import Synchronization
 /// ``sync(_:)``. The daemon does not use it: its input thread polls the server beside
 /// the devices (`MainLoop`).
 public final class ServerThread: Sendable {
-    private let jobs = Mutex<[@Sendable (SocketServer) -> Void]>([])
+    private let jobs = NIOLockedValueBox<[@Sendable (SocketServer) -> Void]>([])
     private let wake: WakePipe
     private let stopped = Atomic<Bool>(false)
     private let finished = ConditionLock(value: false)
@@ -31,7 +31,7 @@ public final class ServerThread: Sendable {
                 _ = poll(&set, nfds_t(set.count), server.pollTimeout())
                 if set[0].revents != 0 { wake.drain() }
                 var taken: [@Sendable (SocketServer) -> Void] = []
-                jobs.withLock { swap(&taken, &$0) }
+                jobs.withLockedValue { swap(&taken, &$0) }
                 for job in taken { job(server) }
                 server.handle(set[1...])
                 server.flush()
@@ -46,12 +46,12 @@ public final class ServerThread: Sendable {
     /// ran, so a request sent after it returns sees what it did. Not after ``stop()``.
     public func sync<Result: Sendable>(_ job: @escaping @Sendable (SocketServer) -> Result) -> Result {
         let done = ConditionLock(value: false)
-        let result = Mutex<Result?>(nil)
-        jobs.withLock {
+        let result = NIOLockedValueBox<Result?>(nil)
+        jobs.withLockedValue {
             $0.append { server in
                 let value = job(server)
                 server.flush()
-                result.withLock { $0 = value }
+                result.withLockedValue { $0 = value }
                 done.lock()
                 done.unlock(withValue: true)
             }
@@ -59,7 +59,7 @@ public final class ServerThread: Sendable {
         wake.wake()
         done.lock(whenValue: true)
         done.unlock()
-        return result.withLock { $0! }
+        return result.withLockedValue { $0! }
     }
 
     /// Ends the thread after what it was handed so far, shutting the server down (its

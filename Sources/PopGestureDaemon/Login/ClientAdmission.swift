@@ -1,6 +1,6 @@
 import PopGestureCore
 import PopGestureServer
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
 import Glibc
@@ -55,7 +55,7 @@ public func seatRefusal(
 public final class ClientAdmission: Sendable {
     /// The uid the daemon runs as, always admitted.
     public let daemonUID: UInt32
-    private let mode: Mutex<ClientsMode>
+    private let mode: NIOLockedValueBox<ClientsMode>
     private let seatUsers: @Sendable () -> SeatUsers
     /// Whether a uid has a session on a seat, active or not.
     private let hasSeatSession: @Sendable (UInt32) -> Bool
@@ -75,16 +75,16 @@ public final class ClientAdmission: Sendable {
         hasSeatSession: @escaping @Sendable (UInt32) -> Bool = SeatUsers.hasSeatSession(uid:)
     ) {
         self.daemonUID = daemonUID
-        self.mode = Mutex(mode)
+        self.mode = NIOLockedValueBox(mode)
         self.seatOf = seatOf ?? { SeatUsers.seat(of: $0, daemonUID: daemonUID) }
         self.seatUsers = seatUsers
         self.hasSeatSession = hasSeatSession
     }
 
-    public var currentMode: ClientsMode { mode.withLock { $0 } }
+    public var currentMode: ClientsMode { mode.withLockedValue { $0 } }
 
     public func setMode(_ newMode: ClientsMode) {
-        mode.withLock { $0 = newMode }
+        mode.withLockedValue { $0 = newMode }
     }
 
     /// For the socket server: decides each connection with the mode of that moment. A

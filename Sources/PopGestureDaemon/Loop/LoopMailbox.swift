@@ -1,7 +1,7 @@
 import PopGestureInput
 import PopGestureServer
 import PopGestureSystem
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// How other threads reach the main loop: a queue of commands and a self-pipe whose
 /// read end is in the loop's `poll` set. ``send(_:)`` queues a command and writes a
@@ -12,7 +12,7 @@ final class LoopMailbox: Sendable {
         case stop
     }
 
-    private let commands = Mutex<[Command]>([])
+    private let commands = NIOLockedValueBox<[Command]>([])
     private let pipe: WakePipe
     /// The pipe's read end, for `poll`.
     var readEnd: CInt { pipe.readEnd }
@@ -22,7 +22,7 @@ final class LoopMailbox: Sendable {
     }
 
     func send(_ command: Command) {
-        commands.withLock { $0.append(command) }
+        commands.withLockedValue { $0.append(command) }
         wake()
     }
 
@@ -39,7 +39,7 @@ final class LoopMailbox: Sendable {
     /// The commands sent since the last call, in order.
     func takeCommands() -> [Command] {
         var pending: [Command] = []
-        commands.withLock { swap(&pending, &$0) }
+        commands.withLockedValue { swap(&pending, &$0) }
         return pending
     }
 }

@@ -2,7 +2,6 @@ import Glibc
 import Logging
 import NIOConcurrencyHelpers
 import PopGestureSystem
-import Synchronization
 
 /// The daemon's log output, with a level that a reload changes at once in every
 /// logger made from it.
@@ -17,7 +16,7 @@ import Synchronization
 /// own writes it, so a full stderr pipe (a stalled journald, a paused terminal) cannot
 /// block the event loop or the input thread. See ``LogWriter``.
 public final class DaemonLogging: Sendable {
-    private let level: Mutex<Logger.Level>
+    private let level: NIOLockedValueBox<Logger.Level>
     private let writer: LogWriter
     private let journal: Bool
 
@@ -28,7 +27,7 @@ public final class DaemonLogging: Sendable {
         level: Logger.Level, journal: Bool = JournalStream.isStandardError(),
         write: @escaping @Sendable (String) -> Void = LogWriter.writeToStandardError
     ) {
-        self.level = Mutex(level)
+        self.level = NIOLockedValueBox(level)
         self.journal = journal
         writer = LogWriter(write: write) { lost in
             let message = "\(lost) log lines dropped: the log output was stalled"
@@ -39,7 +38,7 @@ public final class DaemonLogging: Sendable {
     }
 
     public func setLevel(_ newLevel: Logger.Level) {
-        level.withLock { $0 = newLevel }
+        level.withLockedValue { $0 = newLevel }
     }
 
     public func makeLogger(label: String = "popgestured") -> Logger {
@@ -52,7 +51,7 @@ public final class DaemonLogging: Sendable {
         writer.flush(timeoutSeconds: seconds)
     }
 
-    fileprivate var currentLevel: Logger.Level { level.withLock { $0 } }
+    fileprivate var currentLevel: Logger.Level { level.withLockedValue { $0 } }
 
     fileprivate func log(_ event: LogEvent, label: String, metadata: Logger.Metadata) {
         var merged = metadata
