@@ -49,6 +49,23 @@ public final class SocketServer: @unchecked Sendable {
         func mayReceive(_ limits: ServerLimits) -> Bool {
             ServerState.mayReceive(unsentBytes: output?.readableBytes ?? 0, limits: limits)
         }
+
+        /// Appends `bytes` to what waits for the kernel; returns how much waits now.
+        mutating func queue(_ bytes: ByteBuffer) -> Int {
+            if output == nil {
+                output = bytes
+            } else {
+                output!.writeImmutableBuffer(bytes)
+            }
+            return output!.readableBytes
+        }
+
+        /// Marks it for the round's flush; false when it already was.
+        mutating func markDirty() -> Bool {
+            guard !dirty else { return false }
+            dirty = true
+            return true
+        }
     }
 
     /// Where the socket comes from.
@@ -294,11 +311,11 @@ public final class SocketServer: @unchecked Sendable {
     /// take stays for `POLLOUT`, and the state hears how much is left.
     public func flush() {
         for id in dirty {
-            guard clients[id]?.dirty == true else { continue }
-            clients[id]!.dirty = false
+            guard let index = clients.index(forKey: id), clients.values[index].dirty else { continue }
+            clients.values[index].dirty = false
             // Taken out, so that the buffer is its storage's only reference while it shrinks.
-            if var output = clients[id]!.output.take() {
-                guard Self.send(&output, to: clients[id]!.fd) else {
+            if var output = clients.values[index].output.take() {
+                guard Self.send(&output, to: clients.values[index].fd) else {
                     drop(id)
                     continue
                 }
@@ -306,7 +323,7 @@ public final class SocketServer: @unchecked Sendable {
                     // The sent bytes leave the buffer: what it holds is what is unsent, so
                     // the limit on unsent bytes bounds its memory too.
                     output.discardReadBytes()
-                    clients[id]!.output = output
+                    clients.values[index].output = output
                 }
             }
         }
@@ -319,8 +336,8 @@ public final class SocketServer: @unchecked Sendable {
     private func syncBacklogs() {
         queuedSinceSync = 0
         for id in dirty {
-            guard clients[id] != nil else { continue }
-            let unsent = clients[id]?.output?.readableBytes ?? 0
+            guard let index = clients.index(forKey: id) else { continue }
+            let unsent = clients.values[index].output?.readableBytes ?? 0
             if state.clients[id]?.unsentBytes != unsent {
                 run(state.outputBacklog(of: id, unsentBytes: unsent, at: clock()))
             }
@@ -486,8 +503,7 @@ public final class SocketServer: @unchecked Sendable {
     }
 
     private func markDirty(_ id: ClientID) {
-        guard clients[id] != nil, !clients[id]!.dirty else { return }
-        clients[id]!.dirty = true
+        guard let index = clients.index(forKey: id), clients.values[index].markDirty() else { return }
         dirty.append(id)
     }
 
@@ -497,16 +513,13 @@ public final class SocketServer: @unchecked Sendable {
         for action in actions {
             switch action {
             case .send(let id, let line):
-                guard clients[id] != nil else { continue }
-                if clients[id]!.output == nil {
-                    clients[id]!.output = line.bytes
-                } else {
-                    clients[id]!.output!.writeImmutableBuffer(line.bytes)
-                }
-                markDirty(id)
+                // One look-up: every line of every frame comes through here.
+                guard let index = clients.index(forKey: id) else { continue }
+                let unsent = clients.values[index].queue(line.bytes)
+                if clients.values[index].markDirty() { dirty.append(id) }
                 // Counted as it is queued: a limit passed closes the client now, not at the flush.
                 queuedSinceSync += line.count
-                if clients[id]!.output!.readableBytes > limits.maximumUnsentBytesPerClient
+                if unsent > limits.maximumUnsentBytesPerClient
                     || state.totalUnsentBytes + queuedSinceSync > limits.maximumUnsentBytesTotal
                 {
                     syncBacklogs()
