@@ -1,6 +1,14 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Release builds of the daemon's modules a frame runs through skip the run-time
+/// exclusivity checks (each access to a class's stored property): 13 % of a swipe's
+/// instructions (issue 30). The compiler still checks what it can see; debug builds,
+/// which swift test, the hostile suite and the VM tier run, keep the run-time checks.
+/// Not on PopGestureProtocol, which PopGestureClient shares with apps: SwiftPM refuses
+/// unsafe flags in a package's dependencies.
+let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "popgestured",
     platforms: [.macOS(.v13)],
@@ -66,7 +74,8 @@ let package = Package(
                 "PopGestureProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "RealModule", package: "swift-numerics"),
-            ]),
+            ],
+            swiftSettings: hotPath),
 
         // Evdev events written from a scripted gesture or decoded from fuzz bytes, and the
         // gesture corpus: for tests, Fuzz/, Benchmarks/, popgestured-demo and `popgestured-replay
@@ -87,7 +96,8 @@ let package = Package(
             dependencies: [
                 "PopGestureCore", "PopGestureProtocol", "CEvdev", "CMtdev", "CUdev",
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]),
+            ],
+            swiftSettings: hotPath),
 
         // The client socket: protocol parsing, sessions, ownership, bounded output, served
         // from the daemon's own poll loop beside the engine (SwiftNIO's ByteBuffer, no event loop).
@@ -99,7 +109,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]),
+            ],
+            swiftSettings: hotPath),
 
         // The daemon: configuration, device hotplug, systemd, lifecycle.
         .target(
@@ -110,7 +121,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
-            ]),
+            ],
+            swiftSettings: hotPath),
 
         // The client library for apps in Swift, and popgesturectl's socket plumbing: a state
         // machine without I/O (ClientConnectionState) and a thin non-blocking driver for any
