@@ -127,39 +127,9 @@ forget_udev_rules() {
     udevadm control --reload || true
 }
 
-# desc_name DESC: the device name an evemu description gives (its N: line).
-desc_name() { sed -n 's/^N: //p' "$1" | head -n 1; }
-
-# udev_prop NODE KEY=VALUE: true when udev has that property on NODE.
-udev_prop() { udevadm info --query=property --name="$1" 2>/dev/null | grep -qx "$2"; }
-
-_evemu_printed_node() {
-    alive "$DEV_PID" || { cat "$1" >&2; fail "evemu-device exited: cannot create a device from $DEV_DESC"; }
-    grep -q '/dev/input/event[0-9]' "$1"
-}
-# create_device DESC: creates a uinput device from an evemu description (or a
-# recording with its header) with evemu-device, which keeps it while it runs.
-# Sets DEV_NODE (/dev/input/eventN) and DEV_PID, and waits until udev has
-# processed it (ID_INPUT=1 on the node), so that the daemon's monitor has seen it.
-create_device() {
-    DEV_DESC=$1
-    need_file "$DEV_DESC" "the device description"
-    local out
-    out=$(mktemp -p "$WORK" evemu-device.XXXX)
-    # stdbuf: evemu-device prints the node, then sleeps; do not let it sit in a buffer.
-    stdbuf -oL evemu-device "$DEV_DESC" >"$out" 2>&1 &
-    DEV_PID=$!
-    BG_PIDS+=("$DEV_PID")
-    wait_for 60 "evemu-device to print its /dev/input node" _evemu_printed_node "$out"
-    DEV_NODE=$(grep -o '/dev/input/event[0-9]*' "$out" | head -n 1)
-    udevadm settle --timeout=60 || true
-    wait_for 60 "udev to tag $DEV_NODE" udev_prop "$DEV_NODE" ID_INPUT=1
-    local kind=other
-    udev_prop "$DEV_NODE" ID_INPUT_TOUCHSCREEN=1 && kind=touchscreen
-    udev_prop "$DEV_NODE" ID_INPUT_TOUCHPAD=1 && kind=touchpad
-    DEV_KIND=$kind
-    log "device $DEV_NODE ($kind) from ${DEV_DESC##*/}, evemu-device pid $DEV_PID"
-}
+# The device helpers both VM tiers share: udev_prop, desc_name, create_device,
+# remove_device, play, back_input_node, key_lines, restore_uinput.
+source "$REPO/Tests/lib/devices.sh"
 
 # writable_shadow: virtme-ng mounts a file of its own over /etc/shadow, and
 # systemd-sysusers writes /etc/shadow by renaming a new file onto it when it adds a
@@ -178,22 +148,6 @@ has_open() {
     return 1
 }
 
-# remove_device [PID NODE]: unplugs (kills evemu-device) and waits for the node to go.
-remove_device() {
-    local pid=${1:-$DEV_PID} node=${2:-$DEV_NODE}
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    wait_for 30 "$node to disappear" test ! -e "$node"
-    udevadm settle --timeout=60 || true
-    log "device $node removed"
-}
-
-# play NODE FILE: plays an evemu recording into the device with its own timing.
-play() {
-    need_file "$2" "the recording"
-    log "playing ${2##*/} into $1"
-    evemu-play "$1" <"$2" || fail "evemu-play $1 < $2 failed"
-}
 # play_bg NODE FILE: the same in the background; sets PLAY_PID.
 play_bg() {
     need_file "$2" "the recording"
@@ -253,6 +207,14 @@ stop_daemon() {
     wait "$DAEMON_PID" 2>/dev/null || rc=$?
     [ "$rc" -eq 0 ] || { tail -n 20 "$DAEMON_LOG" >&2; fail "the daemon exited with status $rc on SIGTERM (expected 0)"; }
     log "daemon stopped cleanly"
+}
+# daemon_with_grab on|off CONFIG: the daemon (restarted if it runs) with CONFIG and
+# grab mode on or off; with on, once it has grabbed the touchscreen ($DEV_NODE), which
+# it does when the compositor has opened the clone.
+daemon_with_grab() {
+    [ -z "${DAEMON_PID:-}" ] || ! alive "$DAEMON_PID" || stop_daemon
+    start_daemon --config "$2" --grab "$1"
+    [ "$1" = off ] || wait_for 120 "the daemon to grab the touchscreen (sway opens its clone)" _grabbed "$DEV_NODE"
 }
 
 # vmctl ARGS: protocol checks (status, wait-device, wait-front) over the socket.

@@ -70,7 +70,6 @@ for seat in 0 1; do
     wait_for 30 "the reader of seat$seat's back input" grep -qx ready "$WORK/keys$seat.out"
 done
 key_count() { awk '$1 == "key"' "$WORK/keys$1.out" | wc -l; }
-key_lines() { awk '$1 == "key" { print $2, $3 }' "$WORK/keys$1.out"; }
 
 # From 1 % of the width (3.3 mm in, inside the edge zone), 150 mm to the right in
 # 300 ms, then up: past commit-progress (30 % of 331 mm), so a stall of the emulation

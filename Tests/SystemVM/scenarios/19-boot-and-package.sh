@@ -197,7 +197,6 @@ wait_for 30 "the reader to open $keys" grep -qx ready "$WORK/keys.out"
 python3 "$REPO/Tests/VM/evread.py" "$screen" --frames >"$WORK/touch.out" 2>"$WORK/touch.err" &
 BG_PIDS+=("$!")
 wait_for 30 "the reader to open $screen" grep -qx ready "$WORK/touch.out"
-key_lines() { awk '$1 == "key" { print $2, $3 }' "$WORK/keys.out"; }
 has_keys() { [ "$(key_lines | wc -l)" -ge "$1" ]; }
 name_keys() {  # the reader's key lines, named
     awk '$1 == "key" { n = $2 == 56 ? "KEY_LEFTALT" : $2 == 105 ? "KEY_LEFT" : "code " $2

@@ -29,17 +29,8 @@ python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.5 --to 0.5 --y 0.2 --to-y 0.8 >
 BACK_INPUT_NAME="popgestured back input"
 KEY_LEFTALT=56 KEY_LEFT=105
 
-# back_input_node: the event node of the daemon's device, from sysfs; empty if none.
-back_input_node() {
-    local dir
-    for dir in /sys/class/input/event*; do
-        [ "$(cat "$dir/device/name" 2>/dev/null)" = "$BACK_INPUT_NAME" ] && { echo "/dev/input/${dir##*/}"; return; }
-    done
-}
-has_back_input_node() { [ -n "$(back_input_node)" ] && [ -e "$(back_input_node)" ]; }
 
-# key_lines: the reader's "key CODE VALUE" lines so far, without the times.
-key_lines() { awk '$1 == "key" { print $2, $3 }' "$WORK/keys.out"; }
+# key_lines (Tests/lib/devices.sh): the reader's "key CODE VALUE" lines so far.
 key_count() { key_lines | wc -l; }
 has_keys() { [ "$(key_count)" -ge "$1" ]; }
 # expect_keys N: exactly N key events so far, or fail showing them.
@@ -187,8 +178,7 @@ udevadm control --reload
 udevadm trigger --action=change --sysname-match=uinput
 udevadm settle --timeout=60 || true
 uinput_mode=$(stat -c '%G %a' /dev/uinput)
-# Back to the kernel's root:root 0600 whatever happens next.
-restore_uinput() { chgrp root /dev/uinput; chmod 0600 /dev/uinput; }
+# Back to the kernel's root:root 0600 whatever happens next (restore_uinput).
 [ "$uinput_mode" = "input 660" ] || { restore_uinput; fail "the udev rule left /dev/uinput as $uinput_mode, not input 660"; }
 log "the shipped udev rule: /dev/uinput is $uinput_mode"
 start_as_nobody input

@@ -86,7 +86,6 @@ uinput_before=$(stat -c '%G %a' /dev/uinput)
 log "before: $(wc -l <"$WORK/before.txt") entries; /dev/uinput $uinput_before; group: ${group_before:-none}"
 # /dev/uinput back to the kernel's root:root 0600 when the scenario ends: the
 # group and rule outlive the scenario in this VM (udev does not undo a rule).
-restore_uinput() { chgrp root /dev/uinput; chmod 0600 /dev/uinput; }
 trap 'restore_uinput; cleanup' EXIT
 
 dpkg_do() {  # dpkg_do NAME ARGS...: runs dpkg, output in $WORK/dpkg-NAME.log

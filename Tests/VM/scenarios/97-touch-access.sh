@@ -117,7 +117,6 @@ expect_open "" "$screen" r EACCES "before the rule"
 mkdir -p /run/sysusers.d
 install -m644 "$REPO/systemd/sysusers.d/popgestured.conf" /run/sysusers.d/popgestured.conf
 trap 'restore_uinput; rm -f /run/sysusers.d/popgestured.conf; cleanup' EXIT
-restore_uinput() { chgrp root /dev/uinput; chmod 0600 /dev/uinput; }
 systemd-sysusers popgestured.conf >"$WORK/sysusers.log" 2>&1 || { cat "$WORK/sysusers.log" >&2; fail "systemd-sysusers popgestured.conf failed"; }
 getent group "$touch_group" >/dev/null || fail "systemd-sysusers made no $touch_group group"
 log "group: $(getent group "$touch_group")"

@@ -57,12 +57,9 @@ KEYS_NAME="popgestured back input"
 TABLE="$WORK/apps.tsv"
 printf 'app\tapp id\tmode\tedge swipe\tmid-screen swipe\tvertical scroll\n' >"$TABLE"
 
-daemon_with_grab() {  # on|off [CONFIG]
-    [ -z "${DAEMON_PID:-}" ] || ! alive "$DAEMON_PID" || stop_daemon
-    start_daemon --config "${2:-$conf}" --grab "$1"
-    if [ "$1" = on ]; then
-        wait_for 120 "the daemon to grab the touchscreen (sway opens its clone)" _grabbed "$DEV_NODE"
-    fi
+# app_daemon on|off [CONFIG]: lib.sh's daemon_with_grab, then its back input in sway.
+app_daemon() {
+    daemon_with_grab "$1" "${2:-$conf}"
     wait_sway_input "$KEYS_NAME"
 }
 
@@ -108,7 +105,7 @@ check_app() {
     log "$name: window up, app id \"$app_id\", title \"$(focused_title)\""
     sleep 3
     for mode in off on; do
-        daemon_with_grab "$mode"
+        app_daemon "$mode"
         if ! go_to_c; then
             UNDECIDED+=("$name, grab $mode: the location bar did not open popB then popC (title \"$(focused_title)\")")
             printf '%s\t%s\tgrab %s\tnot decided: popB then popC did not open\t\t\n' "$name" "$app_id" "$mode" >>"$TABLE"
@@ -136,7 +133,7 @@ check_app() {
     if [ -n "${NO_PROBE:-}" ]; then close_apps; return 0; fi
     for input in back side; do
         sed "s/^#back-input = alt+left\$/back-input = $input/" "$conf" >"$WORK/back-input-$input.conf"
-        daemon_with_grab off "$WORK/back-input-$input.conf"
+        app_daemon off "$WORK/back-input-$input.conf"
         go_to_c || continue
         play "$DEV_NODE" "$edge"
         try_wait 20 _title_is '\bpop[AB]\b' || true
@@ -167,7 +164,7 @@ check_terminal() {
     app_id=$(focused_window | cut -f1)
     sleep 3
     for mode in off on; do
-        daemon_with_grab "$mode"
+        app_daemon "$mode"
         sleep 3
         play "$DEV_NODE" "$edge"; sleep 5
         play "$DEV_NODE" "$mid"; sleep 3
@@ -270,7 +267,7 @@ check_gnome_app() {
         return 0
     fi
     for mode in off on; do
-        daemon_with_grab "$mode"
+        app_daemon "$mode"
         # shellcheck disable=SC2086
         if ! to_popc "$name" $at; then
             UNDECIDED+=("$name, grab $mode: the tap did not open its second page again")

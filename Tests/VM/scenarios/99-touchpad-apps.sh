@@ -43,15 +43,13 @@ conf="$WORK/touchpad.conf"
 
 start_desktop "$desc"
 
-# daemon_with_grab MODE: the daemon with grab MODE (restarted when it runs with the
-# other), its touchpad in sway, `libinput debug-events` reading that touchpad
-# (pad-MODE.out: what each swipe scrolled), and an observer (watch-MODE.out).
+# touchpad_daemon MODE: the daemon with grab MODE (lib.sh's daemon_with_grab, unless it
+# runs with MODE already), its touchpad in sway, `libinput debug-events` reading that
+# touchpad (pad-MODE.out: what each swipe scrolled), and an observer (watch-MODE.out).
 GRAB_NOW=""
-daemon_with_grab() {
+touchpad_daemon() {
     [ "$GRAB_NOW" = "$1" ] && return 0
-    [ -z "${DAEMON_PID:-}" ] || ! alive "$DAEMON_PID" || stop_daemon
-    start_daemon --config "$conf" --grab "$1"
-    [ "$1" = off ] || wait_for 120 "the daemon to grab the touchscreen (sway opens its clone)" _grabbed "$DEV_NODE"
+    daemon_with_grab "$1" "$conf"
     wait_sway_input "popgestured touchpad"
     local name
     name=$(grep -lx "popgestured touchpad" /sys/class/input/event*/device/name | head -n 1)
@@ -93,7 +91,7 @@ check_touchpad_app() {
     log "$name: app id \"$(focused_window | cut -f1)\""
     sleep 3
     for mode in ${MODES[$name]}; do
-        daemon_with_grab "$mode"
+        touchpad_daemon "$mode"
         check_touchpad_swipes "$name" "$mode" "$page_b"
     done
     close_apps
