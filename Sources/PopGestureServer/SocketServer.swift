@@ -92,14 +92,6 @@ public final class SocketServer: @unchecked Sendable {
     /// of its ``ServerLimits/bytesPerClientPerRound``).
     static let readSize = 64 << 10
 
-    /// `CLOCK_MONOTONIC` now, in microseconds: the clock of live evdev events.
-    @Sendable
-    public static func monotonicNow() -> Timestamp {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Timestamp(seconds: Int64(now.tv_sec), microseconds: Int64(now.tv_nsec) / 1000)
-    }
-
     private var state: ServerState
     public private(set) var host: EngineHost
     private var clients: [ClientID: Client] = [:]
@@ -159,7 +151,7 @@ public final class SocketServer: @unchecked Sendable {
     ///     and the user running the server.
     ///   - maximumLineLength: longer request lines get `line-too-long`. Default 64 KiB.
     ///   - clock: the time of requests and device changes, in the clock of the evdev
-    ///     events: ``monotonicNow()`` for live devices.
+    ///     events: ``MonotonicClock/now()`` for live devices.
     /// - Throws: the `Errno` of `socket`, `bind` or `listen`.
     public init(
         listening: Listening, host: EngineHost, limits: ServerLimits = ServerLimits(),
@@ -167,7 +159,7 @@ public final class SocketServer: @unchecked Sendable {
         seatOf: @escaping @Sendable (PeerCredentials?) -> Seat = { _ in .seat0 },
         unlimitedUsers: Set<UInt32> = [0, getuid()],
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
-        clock: @escaping () -> Timestamp = SocketServer.monotonicNow, logger: Logger
+        clock: @escaping () -> Timestamp = MonotonicClock.now, logger: Logger
     ) throws(Errno) {
         state = ServerState(
             limits: limits, admission: admission, shells: shells, seatOf: seatOf, unlimitedUsers: unlimitedUsers,

@@ -144,13 +144,13 @@ struct Demo: ParsableCommand {
     /// Plays frames in real time, restamped on the monotonic clock the server uses for requests.
     private static func play(_ events: [InputEvent], into engine: ServerThread, key: Int) {
         guard let first = events.first?.time else { return }
-        let start = SocketServer.monotonicNow()
+        let start = MonotonicClock.now()
         var frame: [InputEvent] = []
         for var event in events {
             event.time = Timestamp(microseconds: start.microseconds + event.time.microseconds - first.microseconds)
             frame.append(event)
             guard event.type == EV.syn, event.code == SYN.report else { continue }
-            let wait = event.time.microseconds - SocketServer.monotonicNow().microseconds
+            let wait = event.time.microseconds - MonotonicClock.now().microseconds
             if wait > 0 { usleep(useconds_t(wait)) }
             engine.sync { [frame] side in side.received(frame, fromDevice: key) }
             frame.removeAll(keepingCapacity: true)

@@ -22,7 +22,7 @@ struct RunningServer {
 
     /// Starts a server, runs `body` and always shuts everything down.
     static func with(
-        clock: @escaping @Sendable () -> Timestamp = SocketServer.monotonicNow,
+        clock: @escaping @Sendable () -> Timestamp = MonotonicClock.now,
         limits: ServerLimits = ServerLimits(), admission: ConnectionPolicy = .anyone,
         unlimitedUsers: Set<UInt32> = [0, getuid()],
         _ body: (RunningServer) async throws -> Void
@@ -390,7 +390,7 @@ struct SocketServerTests {
         let directory = try temporarySocketDirectory()
         let path = directory + "/popgestured.sock"
         let server = try SocketServer(
-            listening: .path(path), host: EngineHost(logger: quietLogger), clock: SocketServer.monotonicNow,
+            listening: .path(path), host: EngineHost(logger: quietLogger), clock: MonotonicClock.now,
             logger: quietLogger)
         let thread = try ServerThread(server)
         let client = try TestClient(path: path)
@@ -409,7 +409,7 @@ struct SocketServerTests {
         let descriptor = try Self.listeningSocket(at: path)
         let server = try SocketServer(
             listening: .inheritedDescriptor(descriptor), host: EngineHost(logger: quietLogger),
-            clock: SocketServer.monotonicNow, logger: quietLogger)
+            clock: MonotonicClock.now, logger: quietLogger)
         let thread = try ServerThread(server)
         let client = try TestClient(path: path)
         #expect(try client.hello() > 0)

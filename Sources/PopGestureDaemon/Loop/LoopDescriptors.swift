@@ -135,11 +135,4 @@ final class DeadlineTimer {
         _ = read(fileDescriptor, &expirations, MemoryLayout<UInt64>.size)
         armed = nil
     }
-
-    /// `CLOCK_MONOTONIC` now, the clock of the timer and of the evdev events.
-    static func now() -> Timestamp {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Timestamp(seconds: Int64(time.tv_sec), microseconds: Int64(time.tv_nsec / 1000))
-    }
 }

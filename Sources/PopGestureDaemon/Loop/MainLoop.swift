@@ -344,7 +344,7 @@ private final class InputLoop: @unchecked Sendable {
         if pollSet[pipeIndex].revents != 0 { readEventPipe() }
         let udevNews = pollSet[1].revents != 0
         if udevNews { applyUdevChanges() }
-        if udevNews || pollSet[6].revents != 0 { grabWaitingDevices(now: DeadlineTimer.now(), udevNews: udevNews) }
+        if udevNews || pollSet[6].revents != 0 { grabWaitingDevices(now: MonotonicClock.now(), udevNews: udevNews) }
         if let grabTimer, pollSet[4].revents != 0 {
             grabTimer.acknowledge()
             expireGrabs()
@@ -378,15 +378,15 @@ private final class InputLoop: @unchecked Sendable {
 
     /// `timeout` (milliseconds, -1 for ever), shortened to the sensor's bus deadline.
     private func sensorTimeout(_ timeout: CInt) -> CInt {
-        guard let deadline = sensor?.deadline(now: DeadlineTimer.now()) else { return timeout }
-        let milliseconds = CInt(clamping: max(0, (deadline - DeadlineTimer.now() + 999) / 1000))
+        guard let deadline = sensor?.deadline(now: MonotonicClock.now()) else { return timeout }
+        let milliseconds = CInt(clamping: max(0, (deadline - MonotonicClock.now() + 999) / 1000))
         return timeout < 0 ? milliseconds : min(timeout, milliseconds)
     }
 
     /// The sensor's bus, when it is readable or its deadline passed: its news to the sink.
     private func followSensor(readable: Bool) {
         guard let sensor else { return }
-        guard readable || sensor.deadline(now: DeadlineTimer.now()).map({ $0 <= DeadlineTimer.now() }) == true else { return }
+        guard readable || sensor.deadline(now: MonotonicClock.now()).map({ $0 <= MonotonicClock.now() }) == true else { return }
         for (orientation, state) in sensor.process() { sink.sensorChanged(orientation, state: state) }
     }
 
@@ -436,7 +436,7 @@ private final class InputLoop: @unchecked Sendable {
             eventPipeKey = nil
         }
         for open in devices {
-            open.grab?.release(open.device, at: DeadlineTimer.now())
+            open.grab?.release(open.device, at: MonotonicClock.now())
             sink.deviceRemoved(key: open.key)
         }
         devices.removeAll()  // deinit closes each fd, and each clone
@@ -491,7 +491,7 @@ private final class InputLoop: @unchecked Sendable {
         guard let grab = devices[index].grab else { return }
         if error.code == .deviceGone { return }  // the read's own error removes it
         logger.error("\(devices[index].info.devnode): grab mode off for this device: \(error.message)")
-        grab.release(devices[index].device, at: DeadlineTimer.now())
+        grab.release(devices[index].device, at: MonotonicClock.now())
         devices[index].grab = nil
     }
 
@@ -534,7 +534,7 @@ private final class InputLoop: @unchecked Sendable {
     /// The grab timer fired: held touches past their deadline are released, clones
     /// udev never announced are grabbed anyway.
     private func expireGrabs() {
-        let now = DeadlineTimer.now()
+        let now = MonotonicClock.now()
         forEachGrab(where: { $0.deadline.map { $0 <= now } ?? false }) { grab, device throws(InputError) in
             try grab.expire(device, at: now)
         }
@@ -674,7 +674,7 @@ private final class InputLoop: @unchecked Sendable {
                 }
             }
             let grab = try TouchGrab(
-                device: device, now: DeadlineTimer.now(), watchesReaders: readerWatch != nil, logger: logger)
+                device: device, now: MonotonicClock.now(), watchesReaders: readerWatch != nil, logger: logger)
             defer { armGrabTimer() }  // for its wait for udev, should udev never say
             logger.info("\(info.devnode) \(quoted(info.name)): cloned as \(grab.clone.devnode ?? grab.clone.name) for grab mode")
             return grab
@@ -686,7 +686,7 @@ private final class InputLoop: @unchecked Sendable {
 
     private func remove(at index: Int, reason: String) {
         let open = devices.remove(at: index)
-        open.grab?.release(open.device, at: DeadlineTimer.now())
+        open.grab?.release(open.device, at: MonotonicClock.now())
         logger.info("\(open.info.devnode) \(quoted(open.info.name)): dropped (\(reason))")
         sink.deviceRemoved(key: open.key)
     }

@@ -61,7 +61,7 @@ final class TouchpadOutput: LoopTimer {
 
     /// Plays what its seat's bridge makes of one engine event.
     func handle(_ event: EngineEvent) {
-        play(bridges.handle(event, at: DeadlineTimer.now()))
+        play(bridges.handle(event, at: MonotonicClock.now()))
         arm()
     }
 
@@ -70,7 +70,7 @@ final class TouchpadOutput: LoopTimer {
     /// A bridge's deadline passed: its next frame, or the lift.
     func timerFired() {
         timer?.acknowledge()
-        for output in bridges.expire(at: DeadlineTimer.now()) { play(output) }
+        for output in bridges.expire(at: MonotonicClock.now()) { play(output) }
         arm()
     }
 
@@ -82,7 +82,7 @@ final class TouchpadOutput: LoopTimer {
         }
         do throws(InputError) {
             try device.play(output.actions)
-            bridges.played(on: output.seat, at: DeadlineTimer.now())
+            bridges.played(on: output.seat, at: MonotonicClock.now())
         } catch {
             logger.warning("touchpad bridge on \(output.seat): \(error.message)")
             _ = bridges.abandon(on: output.seat)  // play lifted the fingers already

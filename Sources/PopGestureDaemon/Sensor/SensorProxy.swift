@@ -2,6 +2,7 @@ import CSystemd
 import Glibc
 import Logging
 import PopGestureCore
+import PopGestureInput
 
 /// iio-sensor-proxy's accelerometer on the system bus, through libsystemd's sd-bus, as a
 /// file descriptor for the main loop: its `AccelerometerOrientation` becomes the rotation
@@ -112,7 +113,7 @@ public final class SensorProxy {
     /// orientation changes to give the engine (orientation, and what `status` shows).
     public func process() -> [(SensorOrientation?, String)] {
         guard !lost else { return [] }
-        if let retryAt, retryAt <= DeadlineTimer.now() {
+        if let retryAt, retryAt <= MonotonicClock.now() {
             self.retryAt = nil
             handle(.retryDue)
         }
@@ -159,7 +160,7 @@ public final class SensorProxy {
             case .claim(let generation):
                 call(Self.interface, "ClaimAccelerometer", argument: nil, generation: generation, handler: Self.onClaimed)
             case .retry(let delay):
-                retryAt = DeadlineTimer.now() + delay
+                retryAt = MonotonicClock.now() + delay
                 logger.info("iio-sensor-proxy: claiming again in \(delay)")
             case .release:
                 call(Self.interface, "ReleaseAccelerometer", argument: nil, generation: follower.generation,
@@ -167,7 +168,7 @@ public final class SensorProxy {
             case .report(let orientation, let state):
                 reports.append((orientation, state))
                 let message = "iio-sensor-proxy: \(state)"
-                switch stateLog.change(at: DeadlineTimer.now()) {
+                switch stateLog.change(at: MonotonicClock.now()) {
                 case .info, .lastInfo: logger.info("\(message)")
                 case .debug: logger.debug("\(message)")
                 }

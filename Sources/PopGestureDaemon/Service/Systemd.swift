@@ -1,5 +1,6 @@
 import CSystemd
 import NIOConcurrencyHelpers
+import PopGestureInput
 import SystemPackage
 
 #if canImport(Glibc)
@@ -44,10 +45,7 @@ public struct SystemdNotifier: Sendable {
     /// Send ``ready(status:)`` when the reload is over, whether it worked or not.
     @discardableResult
     public func reloading() -> Bool {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
-        return notify("RELOADING=1\nMONOTONIC_USEC=\(microseconds)")
+        return notify("RELOADING=1\nMONOTONIC_USEC=\(MonotonicClock.now().microseconds)")
     }
 
     /// Still alive: `WATCHDOG=1`. Send it every ``watchdogInterval``.
