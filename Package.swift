@@ -61,6 +61,10 @@ let package = Package(
             name: "CWayland", exclude: ["protocols", "generate"],
             linkerSettings: [.linkedLibrary("wayland-client")]),
 
+        // D-Bus messages read with bounds (sd-bus): the daemon's sensor and popgesturectl's
+        // bridges share the one reader.
+        .target(name: "PopGestureBus", dependencies: ["CSystemd"]),
+
         // The thin layer over POSIX that the rest shares: Unix socket addresses, on swift-system's
         // FileDescriptor and Errno.
         .target(
@@ -116,8 +120,8 @@ let package = Package(
         .target(
             name: "PopGestureDaemon",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureServer", "PopGestureSystem",
-                "CSystemd", "CLinux",
+                "PopGestureBus", "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureServer",
+                "PopGestureSystem", "CSystemd", "CLinux",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -177,7 +181,7 @@ let package = Package(
         .executableTarget(
             name: "popgesturectl",
             dependencies: [
-                "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CWayland", "CSystemd",
+                "PopGestureBus", "PopGestureClient", "PopGestureProtocol", "PopGestureSystem", "CXcb", "CWayland", "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -204,7 +208,8 @@ let package = Package(
         .testTarget(
             name: "PopGestureDaemonTests",
             dependencies: [
-                "PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "PopGestureSynthesis", "popgestured", "popgestured-demo",
+                "PopGestureBus", "PopGestureDaemon", "PopGestureCore", "PopGestureSystem", "PopGestureSynthesis", "popgestured",
+                "popgestured-demo",
                 "popgesturectl",
                 "popgestured-replay",
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -1,6 +1,7 @@
 import CSystemd
 import Glibc
 import Logging
+import PopGestureBus
 import PopGestureCore
 import PopGestureInput
 
@@ -218,7 +219,8 @@ public final class SensorProxy {
         let call = Unmanaged<Call>.fromOpaque(userdata).takeRetainedValue()
         let error = errorName(message)
         if let error { call.proxy.logger.debug("iio-sensor-proxy: GetAll failed: \(error)") }
-        let properties = error == nil ? readProperties(message) : SensorFollower.Properties()
+        var reader = BusMessageReader(message, maximumValueBytes: maximumStringBytes)
+        let properties = error == nil ? readProperties(&reader) : SensorFollower.Properties()
         call.proxy.handle(.propertiesRead(
             properties, error: error, generation: call.generation, sender: sender(of: message)))
         return 0
@@ -252,13 +254,15 @@ public final class SensorProxy {
                 return 0
             }
             // name, old owner, new owner
-            guard readString(message) == service else { return 0 }
-            _ = readString(message)
-            guard let owner = readString(message) else { return 0 }
+            var reader = BusMessageReader(message, maximumValueBytes: maximumStringBytes)
+            guard reader.next() == .string(service) else { return 0 }
+            _ = reader.next()
+            guard case .string(let owner)? = reader.next() else { return 0 }
             proxy.handle(.ownerChanged(owner: owner.isEmpty ? nil : owner))
         } else if sd_bus_message_is_signal(message, "org.freedesktop.DBus.Properties", "PropertiesChanged") > 0 {
-            guard readString(message) == interface else { return 0 }
-            proxy.handle(.propertiesChanged(readProperties(message), sender: sender))
+            var reader = BusMessageReader(message, maximumValueBytes: maximumStringBytes)
+            guard reader.next() == .string(interface) else { return 0 }
+            proxy.handle(.propertiesChanged(readProperties(&reader), sender: sender))
         }
         return 0
     }
@@ -280,48 +284,27 @@ public final class SensorProxy {
         return bounded(name) ?? "an error with a long name"
     }
 
-    /// The next `s` of the message, or nil when it is not one or is too long.
-    private static func readString(_ message: OpaquePointer) -> String? {
-        var pointer: UnsafePointer<CChar>?
-        guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &pointer) > 0, let pointer else { return nil }
-        return bounded(pointer)
-    }
-
     private static func bounded(_ pointer: UnsafePointer<CChar>) -> String? {
-        let length = strnlen(pointer, maximumStringBytes + 1)
-        guard length <= maximumStringBytes else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+        BusMessageReader.bounded(pointer, maximumStringBytes)
     }
 
-    /// `HasAccelerometer` and `AccelerometerOrientation` from an `a{sv}`; a value of
-    /// another type is skipped, as are the other properties.
-    private static func readProperties(_ message: OpaquePointer) -> SensorFollower.Properties {
+    /// `HasAccelerometer` and `AccelerometerOrientation` from the next argument, an
+    /// `a{sv}` (up to ``maximumProperties`` entries); a value of another type is skipped,
+    /// as are the other properties.
+    private static func readProperties(_ reader: inout BusMessageReader) -> SensorFollower.Properties {
         var properties = SensorFollower.Properties()
-        guard sd_bus_message_enter_container(message, CChar(UInt8(ascii: "a")), "{sv}") > 0 else { return properties }
-        for _ in 0..<maximumProperties {
-            guard sd_bus_message_enter_container(message, CChar(UInt8(ascii: "e")), "sv") > 0 else { break }
-            let key = readString(message)
-            var type: CChar = 0
-            var contents: UnsafePointer<CChar>?
-            _ = sd_bus_message_peek_type(message, &type, &contents)
-            let signature = contents.map { String(cString: $0) } ?? ""
-            switch (key, signature) {
-            case ("HasAccelerometer", "b"):
-                _ = sd_bus_message_enter_container(message, CChar(UInt8(ascii: "v")), "b")
-                var value: CInt = 0
-                if sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &value) > 0 {
-                    properties.hasAccelerometer = value != 0
-                }
-                _ = sd_bus_message_exit_container(message)
-            case ("AccelerometerOrientation", "s"):
-                _ = sd_bus_message_enter_container(message, CChar(UInt8(ascii: "v")), "s")
+        for (name, value) in reader.properties(maximumEntries: maximumProperties) ?? [] {
+            switch (name, value) {
+            case (.string("HasAccelerometer"), .bool(let has)):
+                properties.hasAccelerometer = has
+            case (.string("AccelerometerOrientation"), .string(let orientation)):
+                properties.orientation = orientation
+            case (.string("AccelerometerOrientation"), .tooLong):
                 // Too long to be an orientation: an unknown one, so undefined.
-                properties.orientation = readString(message) ?? SensorOrientation.undefined.rawValue
-                _ = sd_bus_message_exit_container(message)
+                properties.orientation = SensorOrientation.undefined.rawValue
             default:
-                _ = sd_bus_message_skip(message, "v")
+                break
             }
-            _ = sd_bus_message_exit_container(message)
         }
         return properties
     }

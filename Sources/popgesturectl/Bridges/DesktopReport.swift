@@ -1,4 +1,5 @@
 import Glibc
+import PopGestureBus
 import PopGestureProtocol
 
 /// What the KWin script and the GNOME Shell extension tell the bridge, as method calls

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import PopGestureBus
 import SystemPackage
 
 /// `popgesturectl bridge kde`: KWin's active window, through a KWin script that the

@@ -1,11 +1,13 @@
 import CSystemd
 import Glibc
+import PopGestureBus
 import SystemPackage
 
 /// The user's session bus through libsystemd's sd-bus, as the KDE and GNOME bridges use
 /// it: own a name, serve one object's method calls, watch signals, call methods with
-/// string arguments. The only file that sees sd-bus's C types; the rest sees
-/// `DBusValue`, `DBusCall` and `DBusError`.
+/// string arguments. The only file of popgesturectl that sees sd-bus's C types (its
+/// messages are read by PopGestureBus's `BusMessageReader`); the rest sees `DBusValue`,
+/// `DBusCall` and `DBusError`.
 final class SessionBus {
     private let bus: OpaquePointer
     private var slots: [OpaquePointer] = []
@@ -196,83 +198,11 @@ final class SessionBus {
 
     /// The message's first `maximumArguments` arguments, each bounded by `maximumValueBytes`.
     private static func arguments(of message: OpaquePointer) -> [DBusValue] {
+        var reader = BusMessageReader(message, maximumValueBytes: maximumValueBytes)
         var values: [DBusValue] = []
-        var type: CChar = 0
-        var contents: UnsafePointer<CChar>?
-        while values.count < maximumArguments, sd_bus_message_peek_type(message, &type, &contents) > 0 {
-            switch UInt8(bitPattern: type) {
-            case UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g"):
-                guard let value = readString(message, UInt8(bitPattern: type)) else { return values }
-                values.append(value)
-            case UInt8(ascii: "a") where contents.map({ String(cString: $0) }) == "y":
-                var pointer: UnsafeRawPointer?
-                var size = 0
-                guard sd_bus_message_read_array(message, CChar(UInt8(ascii: "y")), &pointer, &size) >= 0 else { return values }
-                if size > maximumValueBytes {
-                    values.append(.tooLong)
-                } else {
-                    values.append(.bytes(pointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []))
-                }
-            case UInt8(ascii: "v"):
-                // A variant holding one basic value (a property's): read as that value.
-                guard let inner = contents, sd_bus_message_enter_container(message, type, inner) >= 0 else { return values }
-                let held = readNumber(message, UInt8(bitPattern: inner[0])) ?? readString(message, UInt8(bitPattern: inner[0]))
-                if held == nil, sd_bus_message_skip(message, nil) < 0 { return values }
-                guard sd_bus_message_exit_container(message) >= 0 else { return values }
-                values.append(held ?? .other)
-            case let code:
-                guard let value = readNumber(message, code) else {
-                    guard sd_bus_message_skip(message, nil) >= 0 else { return values }
-                    values.append(.other)
-                    continue
-                }
-                values.append(value)
-            }
-        }
+        while values.count < maximumArguments, let value = reader.next() { values.append(value) }
         return values
     }
-
-    /// A string, object path or signature of type `code`, read, bounded by
-    /// `maximumValueBytes`; nil (nothing read) for another type.
-    private static func readString(_ message: OpaquePointer, _ code: UInt8) -> DBusValue? {
-        guard [UInt8(ascii: "s"), UInt8(ascii: "o"), UInt8(ascii: "g")].contains(code) else { return nil }
-        var pointer: UnsafePointer<CChar>?
-        guard sd_bus_message_read_basic(message, CChar(bitPattern: code), &pointer) >= 0, let pointer else { return nil }
-        return strnlen(pointer, maximumValueBytes + 1) > maximumValueBytes ? .tooLong : .string(String(cString: pointer))
-    }
-
-    /// A number or boolean of type `code`, read; nil (nothing read) for another type.
-    private static func readNumber(_ message: OpaquePointer, _ code: UInt8) -> DBusValue? {
-        func read<T: BitwiseCopyable>(_ zero: T) -> T? {
-            var value = zero
-            return sd_bus_message_read_basic(message, CChar(bitPattern: code), &value) >= 0 ? value : nil
-        }
-        switch code {
-        case UInt8(ascii: "y"): return read(UInt8(0)).map { .integer(Int64($0)) }
-        case UInt8(ascii: "n"): return read(Int16(0)).map { .integer(Int64($0)) }
-        case UInt8(ascii: "q"): return read(UInt16(0)).map { .integer(Int64($0)) }
-        case UInt8(ascii: "i"): return read(Int32(0)).map { .integer(Int64($0)) }
-        case UInt8(ascii: "u"): return read(UInt32(0)).map { .integer(Int64($0)) }
-        case UInt8(ascii: "x"): return read(Int64(0)).map { .integer($0) }
-        case UInt8(ascii: "t"): return read(UInt64(0)).map { $0 <= UInt64(Int64.max) ? .integer(Int64($0)) : .other }
-        case UInt8(ascii: "d"): return read(Double(0)).map { .double($0) }
-        case UInt8(ascii: "b"): return read(Int32(0)).map { .bool($0 != 0) }
-        default: return nil
-        }
-    }
-}
-
-/// One argument of a D-Bus message, as read: integers of every width are `.integer`.
-enum DBusValue: Equatable {
-    case string(String)
-    case bytes([UInt8])
-    case integer(Int64)
-    case double(Double)
-    case bool(Bool)
-    /// A string or byte array past `SessionBus.maximumValueBytes`, not read.
-    case tooLong
-    /// A container or a type the bridges never take, skipped.
-    case other
 }
 
 /// A method call to the served object.

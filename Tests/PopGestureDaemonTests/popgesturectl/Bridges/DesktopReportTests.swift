@@ -1,4 +1,5 @@
 import Glibc
+import PopGestureBus
 import Testing
 @testable import popgesturectl
 
