@@ -116,6 +116,15 @@ let package = Package(
             ],
             swiftSettings: hotPath),
 
+        // A SocketServer on a thread of its own, for a process with no device loop: the demo
+        // without a touchscreen, and the server's tests. Not linked into the daemon.
+        .target(
+            name: "PopGestureServerThread",
+            dependencies: [
+                "PopGestureCore", "PopGestureInput", "PopGestureServer", "PopGestureSystem",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
+
         // The daemon: configuration, device hotplug, systemd, lifecycle.
         .target(
             name: "PopGestureDaemon",
@@ -161,7 +170,7 @@ let package = Package(
             name: "popgestured-demo",
             dependencies: [
                 "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureDaemon", "PopGestureSystem",
-                "PopGestureSynthesis", "PopGestureServer",
+                "PopGestureSynthesis", "PopGestureServer", "PopGestureServerThread",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
@@ -201,7 +210,8 @@ let package = Package(
         .testTarget(
             name: "PopGestureServerTests",
             dependencies: [
-                "PopGestureServer", "PopGestureCore", "PopGestureProtocol", "PopGestureSystem", "PopGestureSynthesis",
+                "PopGestureServer", "PopGestureServerThread", "PopGestureCore", "PopGestureProtocol", "PopGestureSystem",
+                "PopGestureSynthesis",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]),

@@ -6,6 +6,7 @@ import PopGestureDaemon
 import PopGestureInput
 import PopGestureProtocol
 import PopGestureServer
+import PopGestureServerThread
 import PopGestureSynthesis
 import PopGestureSystem
 import SystemPackage

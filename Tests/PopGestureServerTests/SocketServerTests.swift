@@ -7,6 +7,7 @@ import NIOCore
 import PopGestureCore
 import PopGestureInput
 @testable import PopGestureServer
+import PopGestureServerThread
 import Testing
 import PopGestureSystem
 import SystemPackage

@@ -3,6 +3,7 @@ import NIOConcurrencyHelpers
 import Synchronization  // Atomic, for the stop flag
 import PopGestureCore
 import PopGestureInput
+import PopGestureServer
 import PopGestureSystem
 
 /// A ``SocketServer`` on a thread of its own, for a process with no device reader to run
@@ -69,17 +70,6 @@ public final class ServerThread: Sendable {
         wake.wake()
         finished.lock(whenValue: true)
         finished.unlock()
-    }
-}
-
-extension WakePipe {
-    /// A wake pipe for a loop being set up; its failure is the loop's.
-    public static func forLoop() throws(InputError) -> WakePipe {
-        do {
-            return try WakePipe()
-        } catch {
-            throw InputError(.loopSetup, "cannot create the wake pipe: \(error)")
-        }
     }
 }
 
