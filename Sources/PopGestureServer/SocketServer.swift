@@ -246,7 +246,7 @@ public final class SocketServer: @unchecked Sendable {
     /// daemon never wakes (nor reads the clock).
     public func pollTimeout() -> CInt {
         if hasWorkLeft { return 0 }
-        var next = state.nextDeadline
+        var next = nextStateDeadline()
         if let pause = acceptPausedUntil { next = min(next ?? pause, pause) }
         guard let next else { return -1 }
         return CInt(clamping: max(0, (next - clock() + 999) / 1000))
@@ -277,7 +277,7 @@ public final class SocketServer: @unchecked Sendable {
             if !hasUnhandledInput && revents & (POLLIN | POLLHUP | POLLERR) != 0 { turns.append(id) }
         }
         if !turns.isEmpty { serveInTurn(until: deadline ?? clock() + limits.clientTimePerRound) }
-        if let due = state.nextDeadline, due <= clock() { run(state.tick(at: clock())) }
+        if let due = nextStateDeadline(), due <= clock() { run(state.tick(at: clock())) }
     }
 
     /// Serves ``turns`` within the round's budget (lines and time), starting at
@@ -298,6 +298,11 @@ public final class SocketServer: @unchecked Sendable {
             firstTurn = ClientID(id.rawValue + 1)
         }
     }
+
+    /// ``ServerState/nextDeadline``, read in place: a getter called on the stored state
+    /// copied all of it (its dictionaries retained and released) twice a round.
+    private func nextStateDeadline() -> Timestamp? { Self.nextDeadline(of: &state) }
+    private static func nextDeadline(of state: inout ServerState) -> Timestamp? { state.nextDeadline }
 
     /// Writes what this round produced: one `send(2)` per client. What the kernel does not
     /// take stays for `POLLOUT`, and the state hears how much is left.
