@@ -121,7 +121,8 @@ public struct DaemonArguments: Sendable, Equatable {
               --config FILE        Configuration file. Default \(Configuration.defaultPath), used when present.
               --event-pipe FIFO    A FIFO of raw input_event records (24 bytes each, CLOCK_MONOTONIC
                                    times), read as one more touchscreen: for benchmarks and tests
-                                   without uinput.
+                                   without uinput (the [back-input] table then still decides
+                                   swipes, and nothing is sent).
               -v, --verbose        Same as --log-level debug: every state transition.
               -h, --help           This text.
 
