@@ -335,7 +335,7 @@ public struct ServerState {
         var next: Timestamp?
         for client in clients.values {
             guard let due = deadline(of: client) else { continue }
-            if next == nil || due < next! { next = due }
+            next = min(next ?? due, due)
         }
         return next
     }
