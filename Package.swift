@@ -65,6 +65,9 @@ let package = Package(
         // bridges share the one reader.
         .target(name: "PopGestureBus", dependencies: ["CSystemd"]),
 
+        // The loop the daemon runs on: sd-event, its sources as Swift objects, the C types inside.
+        .target(name: "PopGestureEventLoop", dependencies: ["CLinux", "CSystemd", "PopGestureCore"], swiftSettings: hotPath),
+
         // The thin layer over POSIX that the rest shares: Unix socket addresses, on swift-system's
         // FileDescriptor and Errno.
         .target(
@@ -104,11 +107,11 @@ let package = Package(
             swiftSettings: hotPath),
 
         // The client socket: protocol parsing, sessions, ownership, bounded output, served
-        // from the daemon's own poll loop beside the engine (SwiftNIO's ByteBuffer, no event loop).
+        // on the daemon's own sd-event loop beside the engine (SwiftNIO's ByteBuffer, no NIO event loop).
         .target(
             name: "PopGestureServer",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureSystem",
+                "PopGestureCore", "PopGestureEventLoop", "PopGestureInput", "PopGestureProtocol", "PopGestureSystem",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -121,7 +124,7 @@ let package = Package(
         .target(
             name: "PopGestureServerThread",
             dependencies: [
-                "PopGestureCore", "PopGestureInput", "PopGestureServer", "PopGestureSystem",
+                "PopGestureCore", "PopGestureEventLoop", "PopGestureInput", "PopGestureServer", "PopGestureSystem",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]),
 
@@ -129,7 +132,8 @@ let package = Package(
         .target(
             name: "PopGestureDaemon",
             dependencies: [
-                "PopGestureBus", "PopGestureCore", "PopGestureInput", "PopGestureProtocol", "PopGestureServer",
+                "PopGestureBus", "PopGestureCore", "PopGestureEventLoop", "PopGestureInput", "PopGestureProtocol",
+                "PopGestureServer",
                 "PopGestureSystem", "CSystemd", "CLinux",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -197,6 +201,7 @@ let package = Package(
 
         .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore", "PopGestureProtocol", "PopGestureSynthesis"]),
         .testTarget(name: "PopGestureProtocolTests", dependencies: ["PopGestureProtocol"]),
+        .testTarget(name: "PopGestureEventLoopTests", dependencies: ["PopGestureEventLoop", "PopGestureCore"]),
         .testTarget(
             name: "PopGestureInputTests",
             dependencies: ["PopGestureInput", "PopGestureCore", "PopGestureProtocol", "PopGestureSynthesis", "CEvdev"]),
@@ -210,7 +215,8 @@ let package = Package(
         .testTarget(
             name: "PopGestureServerTests",
             dependencies: [
-                "PopGestureServer", "PopGestureServerThread", "PopGestureCore", "PopGestureProtocol", "PopGestureSystem",
+                "PopGestureServer", "PopGestureServerThread", "PopGestureCore", "PopGestureEventLoop", "PopGestureProtocol",
+                "PopGestureSystem",
                 "PopGestureSynthesis",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -49,27 +49,36 @@ public struct ServerLimits: Sendable, Hashable {
     /// what it asked, however fast it asks: it waits for its own output instead.
     public static let maximumReplyBytes = 200 << 10
 
-    // MARK: Per round
+    // MARK: Per turn
 
-    /// Request lines handled for one client per round of the loop. Default 8: a client
-    /// waiting for its replies sends one or two; one that pipelines waits for the next
-    /// round, after the devices have been read again (docs/RELIABILITY.md, "Touch first").
+    /// A client's turn is one dispatch of its source on the loop; the devices are looked
+    /// at again before every one (docs/RELIABILITY.md, "Touch first").
+
+    /// Request lines handled for one client per turn. Default 8: a client waiting for
+    /// its replies sends one or two; one that pipelines waits for its next turn, after
+    /// the devices have been read again.
     public var linesPerClientPerRound = 8
-    /// Request lines handled for all clients together per round, taken in turns starting
-    /// at a different client each round. Default 64, and at most ``clientTimePerRound``.
+    /// Request lines handled in one dispatch of the clients whose buffers hold lines a
+    /// turn left (no descriptor reports those), in all, taken in the order they were
+    /// left. Default 64, and at most ``clientTimePerRound``.
     public var linesPerRound = 64
-    /// Time spent on the clients' requests per round at most, whatever they cost: once
-    /// it has passed, the rest waits for the next round. Default 1 ms. With
-    /// ``linesPerRound`` this bounds how long a finger's frame can wait for the clients
-    /// however expensive their requests are (a `status` with 32 clients listed costs far
-    /// more than an error reply), on any machine and build (docs/RELIABILITY.md).
+    /// Turns one client gets per second at most (sd-event's rate limit on its source):
+    /// past it, its source is off until the second ends. Default 2,000: far more than an
+    /// app asks (a few lines a swipe), and with ``linesPerClientPerRound`` a bound on
+    /// the share of the loop a client that floods it can take.
+    public var turnsPerClientPerSecond = 2_000
+    /// Time spent on one client's requests per turn at most, whatever they cost: once
+    /// it has passed, the rest waits for its next turn. Default 1 ms. This bounds how
+    /// long a finger's frame can wait for the clients however expensive their requests
+    /// are (a `status` with 32 clients listed costs far more than an error reply), on
+    /// any machine and build (docs/RELIABILITY.md).
     public var clientTimePerRound: Duration = .milliseconds(1)
-    /// Bytes read from one client per round at most. Default 16 KiB: a few hundred
-    /// ordinary requests; a 64 KiB line arrives over four rounds.
+    /// Bytes read from one client per turn at most. Default 16 KiB: a few hundred
+    /// ordinary requests; a 64 KiB line arrives over four turns.
     public var bytesPerClientPerRound = 16 << 10
-    /// Connections accepted per round at most. Default 32, and none past half of
-    /// ``clientTimePerRound`` but the first, so that a flood of them cannot starve the
-    /// devices or the connected clients; the kernel queues the rest
+    /// Connections accepted per turn of the listener at most. Default 32, and none past
+    /// half of ``clientTimePerRound`` but the first, so that a flood of them cannot starve
+    /// the devices or the connected clients; the kernel queues the rest
     /// (``SocketServer/listenBacklog``).
     public var acceptsPerRound = 32
 

@@ -4,44 +4,53 @@ import Glibc
 import Logging
 import NIOCore
 import PopGestureCore
+import PopGestureEventLoop
 import PopGestureInput
 import PopGestureProtocol
 import PopGestureSystem
 import SystemPackage
 
-/// The client socket of popgestured, served from the input thread's own `poll(2)` loop
-/// beside the devices and the engine: no event loop of its own, no hop between threads
-/// (issue 12 measured the hop to an NIO event loop; BENCHMARKS.md).
+/// The client socket of popgestured, served on the daemon's own sd-event loop
+/// (``SDEventLoop``) beside the devices and the engine: no event loop of its own, no hop
+/// between threads (issue 12 measured the hop to an NIO event loop; BENCHMARKS.md).
 ///
 /// It owns the two state machines, `ServerState` (clients, routing, limits) and
 /// `EngineHost` (the engine and its devices), and only carries their actions out,
 /// synchronously: a request for the engine is performed at once, and what it produced
-/// goes back into the state before the next action. The loop that polls it calls
-/// ``appendDescriptors(to:)`` before `poll`; after it, the device frames first
-/// (``received(_:fromDevice:)``), then ``handle(_:)`` for the clients, and ``flush()``
-/// at the end of the round: each client's output of a round is one `send(2)`, and what
-/// the kernel does not take waits in one buffer per client for `POLLOUT`.
+/// goes back into the state before the next action. Its sources on the loop: the
+/// listener and one per client at ``SDEventLoop/Priority/clients``, the last there is; the
+/// state's next deadline; the clients whose buffers hold lines a turn left; and
+/// ``flush()`` at the end of every dispatch (``SDEventLoop/afterEachDispatch(_:)``), so
+/// that the frames read together are written together: each client's output of a
+/// dispatch is one `send(2)`, and what the kernel does not take waits in one buffer per
+/// client for `EPOLLOUT`.
 ///
-/// Touch first: the clients of one round get a budget (``ServerLimits/linesPerRound``
-/// in all, ``ServerLimits/linesPerClientPerRound`` and
-/// ``ServerLimits/bytesPerClientPerRound`` each, taken in turns from a different client
-/// each round); what is left waits, in the client's buffer or its socket, for the next
-/// round, after the devices. A client's requests are read only while its unsent output
-/// leaves room for a reply (``ServerState/mayReceive(from:)``), and every line queued is
-/// counted against the output limits at once, so no round builds more than they allow.
+/// Touch first: sd-event looks at the devices again before every dispatch, so a frame
+/// waits for at most one client's turn. A turn is bounded
+/// (``ServerLimits/linesPerClientPerRound``, ``ServerLimits/bytesPerClientPerRound``,
+/// ``ServerLimits/clientTimePerRound``), and each client's source is rate-limited
+/// (``ServerLimits/turnsPerClientPerSecond``); what is left waits, in the client's buffer
+/// or its socket, for its next turn. A turn's time is read from the clock itself: the
+/// loop's time stands still during a dispatch. A client's requests are read only while its unsent
+/// output leaves room for a reply (``ServerState/mayReceive(from:)``), and every line
+/// queued is counted against the output limits at once, so no turn builds more than
+/// they allow.
 ///
-/// Confined to one thread at a time (the daemon's input thread, or a ``ServerThread``);
-/// `@unchecked Sendable` only so that it can be created on another thread first.
+/// Confined to the thread that runs its loop (the daemon's input thread, or a
+/// `ServerThread`); `@unchecked Sendable` only so that it can be created on another
+/// thread first.
 public final class SocketServer: @unchecked Sendable {
     struct Client {
         let fd: CInt
+        /// Its descriptor on the loop; cancelled before `fd` is closed.
+        var source: EventSource?
         /// Bytes read and not yet framed into lines.
         var input = ByteBuffer()
         var framer: LineFramer
         /// Bytes the kernel has not taken yet; the first line of a round is shared, not copied.
         var output: ByteBuffer?
         var dirty = false
-        /// `input` may hold lines that a round's budget left for the next.
+        /// `input` may hold lines that a turn's budget left for the next.
         var hasUnhandledInput = false
 
         /// Whether its requests may be read now (``ServerState/mayReceive(unsentBytes:limits:)``
@@ -85,7 +94,7 @@ public final class SocketServer: @unchecked Sendable {
     /// Pending connections the kernel queues before `accept`. Default 64.
     public static let listenBacklog: CInt = 64
     /// After `accept` fails (`EMFILE`, `ENFILE`: out of file descriptors), the listener
-    /// leaves the poll set this long, rather than spinning on a ready socket it cannot
+    /// is off this long, rather than spinning on a ready socket it cannot
     /// accept. 1 s: clients retry; the daemon's own descriptors free meanwhile.
     public static let acceptBackoff: Duration = .seconds(1)
     /// One `read(2)` takes at most 64 KiB of a client's input (and at most what is left
@@ -95,15 +104,21 @@ public final class SocketServer: @unchecked Sendable {
     private var state: ServerState
     public private(set) var host: EngineHost
     private var clients: [ClientID: Client] = [:]
-    /// In the order they were polled this round.
-    private var polled: [ClientID] = []
     private var dirty: [ClientID] = []
-    /// Clients to serve this round (ready, or with unhandled input), in turn order.
-    private var turns: [ClientID] = []
-    /// Each round's turns start at the first client from this number on.
-    private var firstTurn = ClientID(0)
-    /// Some client's buffer holds input a round left, and it may be read: poll must not sleep.
-    private var hasWorkLeft = false
+    /// Clients whose buffer holds lines a turn left, and that may be read: no descriptor
+    /// reports them, so the ``leftovers`` source serves them.
+    private var waiting: [ClientID] = []
+    /// The loop it is served on; the daemon's devices are on it too.
+    public let loop: SDEventLoop
+    private var listenerSource: EventSource?
+    /// ``flush()`` after every dispatch.
+    private var flushHook: DispatchHook?
+    /// The state's next deadline (a `hello` or a line falling due).
+    private var deadlineSource: EventSource?
+    /// The end of an accept pause.
+    private var acceptPauseSource: EventSource?
+    /// Serves ``waiting``; on only while it holds a client.
+    private var leftovers: EventSource?
     /// Bytes queued for clients since the state last heard every count (``syncBacklogs()``):
     /// with the state's total, a bound on what is unsent now, checked at every line queued.
     private var queuedSinceSync = 0
@@ -112,12 +127,14 @@ public final class SocketServer: @unchecked Sendable {
     private let socketPath: String?
     private let maximumLineLength: Int
     private let clock: () -> Timestamp
+    /// The clock a turn's time budget is read from: the given clock, else the clock
+    /// itself, not the loop's (``SDEventLoop/now()`` stands still for a whole dispatch, so
+    /// no budget would ever end).
+    private let turnClock: () -> Timestamp
     private let logger: Logger
     private var engineOutput: [EngineOutput] = []
     /// ``routeEngineOutput()``'s second buffer; nil while it is in use.
     private var spareEngineOutput: [EngineOutput]? = []
-    /// Accepting is paused until then after `EMFILE` and its kin.
-    private var acceptPausedUntil: Timestamp?
     private let acceptFailures: AcceptFailureLog
     /// Sends a committed back input through the daemon's virtual device of the seat;
     /// nil when it has none (then the engine's ``GestureSettings/backInput`` should be
@@ -151,16 +168,27 @@ public final class SocketServer: @unchecked Sendable {
     ///     and the user running the server.
     ///   - maximumLineLength: longer request lines get `line-too-long`. Default 64 KiB.
     ///   - clock: the time of requests and device changes, in the clock of the evdev
-    ///     events: ``MonotonicClock/now()`` for live devices.
-    /// - Throws: the `Errno` of `socket`, `bind` or `listen`.
+    ///     events. Default the loop's (``SDEventLoop/now()``): read once an iteration.
+    ///     A clock given here times the turns' budgets too (tests).
+    ///   - loop: where it is served; default a loop of its own, for a `ServerThread`.
+    /// - Throws: the `Errno` of `socket`, `bind`, `listen` or sd-event.
     public init(
         listening: Listening, host: EngineHost, limits: ServerLimits = ServerLimits(),
         admission: ConnectionPolicy = .anyone, shells: ConnectionPolicy = .anyone,
         seatOf: @escaping @Sendable (PeerCredentials?) -> Seat = { _ in .seat0 },
         unlimitedUsers: Set<UInt32> = [0, getuid()],
         maximumLineLength: Int = SocketServer.defaultMaximumLineLength,
-        clock: @escaping () -> Timestamp = MonotonicClock.now, logger: Logger
+        clock: (() -> Timestamp)? = nil, loop: SDEventLoop? = nil, logger: Logger
     ) throws(Errno) {
+        if let loop {
+            self.loop = loop
+        } else {
+            do throws(SDEventLoopError) {
+                self.loop = try SDEventLoop()
+            } catch {
+                throw Errno(rawValue: error.errno)
+            }
+        }
         state = ServerState(
             limits: limits, admission: admission, shells: shells, seatOf: seatOf, unlimitedUsers: unlimitedUsers,
             logger: logger)
@@ -169,7 +197,8 @@ public final class SocketServer: @unchecked Sendable {
         self.host = host
         self.host.unlimitedUsers = unlimitedUsers
         self.maximumLineLength = maximumLineLength
-        self.clock = clock
+        self.clock = clock ?? { [loop = self.loop] in loop.now() }
+        turnClock = clock ?? MonotonicClock.now
         self.logger = logger
         switch listening {
         case .path(let path):
@@ -209,94 +238,81 @@ public final class SocketServer: @unchecked Sendable {
         }
         engineOutput.reserveCapacity(64)
         spareEngineOutput?.reserveCapacity(64)
-    }
-
-    // MARK: - Poll loop
-
-    /// Appends the listener (-1 while accepting is paused) and every client, in an order
-    /// ``handle(_:)`` expects back: `POLLIN` for a client whose requests may be read and
-    /// whose buffer holds none left over, `POLLOUT` for one whose output waits (`poll`
-    /// reports a hang-up either way).
-    public func appendDescriptors(to set: inout [pollfd]) {
-        // The clock is read only while accepting is paused: an idle round costs no clock read.
-        let accepting = acceptPausedUntil.map { clock() >= $0 } ?? true
-        if accepting { acceptPausedUntil = nil }
-        set.append(pollfd(fd: accepting ? listener : -1, events: Int16(POLLIN), revents: 0))
-        polled.removeAll(keepingCapacity: true)
-        turns.removeAll(keepingCapacity: true)
-        hasWorkLeft = false
-        for (id, client) in clients {
-            polled.append(id)
-            let mayReceive = client.mayReceive(limits)
-            if client.hasUnhandledInput && mayReceive {
-                // Its turn is certain, whatever poll says: taken here, so that ``handle(_:)``
-                // looks up only the clients poll reports.
-                turns.append(id)
-                hasWorkLeft = true
-            }
-            let reading = !client.hasUnhandledInput && mayReceive
-            let events = (reading ? POLLIN : 0) | (client.output == nil ? 0 : POLLOUT)
-            set.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
+        do throws(SDEventLoopError) {
+            try attach()
+        } catch {
+            close(listener)
+            if let socketPath { unlink(socketPath) }
+            throw Errno(rawValue: error.errno)
         }
     }
 
-    /// The milliseconds `poll` may sleep; ask it after ``appendDescriptors(to:)``. None
-    /// while a client's input left over from a round may be handled; else until the state's next deadline (a `hello` or a line
-    /// falling due) or the end of an accept pause; -1, for ever, without one, so an idle
-    /// daemon never wakes (nor reads the clock).
-    public func pollTimeout() -> CInt {
-        if hasWorkLeft { return 0 }
-        var next = nextStateDeadline()
-        if let pause = acceptPausedUntil { next = min(next ?? pause, pause) }
-        guard let next else { return -1 }
-        return CInt(clamping: max(0, (next - clock() + 999) / 1000))
-    }
+    deinit { cancelSources() }
 
-    /// What `poll` said about the descriptors ``appendDescriptors(to:)`` appended
-    /// (call it after a timeout too, and after the round's device frames): accepts, then
-    /// serves the clients in turn within the round's budget (reading, framing and
-    /// carrying out their requests), then the deadlines that fell due.
-    public func handle(_ results: ArraySlice<pollfd>) {
-        var index = results.startIndex
-        // Accepts (each with its sd-login look-ups) and requests share the round's time:
-        // accepts take at most half of it, so that a flood of connections can neither
-        // delay the next frame nor keep the connected clients from their turns.
-        var deadline: Timestamp?
-        if results[index].revents != 0 {
-            let start = clock()
-            deadline = start + limits.clientTimePerRound
+    /// The sources it is served by; removed at ``shutdown()``.
+    private func attach() throws(SDEventLoopError) {
+        listenerSource = try loop.watch(listener, priority: .clients) { [unowned self] _ in
+            let start = turnClock()
             acceptAll(until: start + limits.clientTimePerRound / 2)
         }
-        index += 1
-        for id in polled {
-            defer { index += 1 }
-            let revents = Int32(results[index].revents)
-            guard revents != 0, let hasUnhandledInput = clients[id]?.hasUnhandledInput else { continue }
-            if revents & POLLOUT != 0 { markDirty(id) }
-            // One with input left over is in `turns` already (appendDescriptors(to:)).
-            if !hasUnhandledInput && revents & (POLLIN | POLLHUP | POLLERR) != 0 { turns.append(id) }
-        }
-        if !turns.isEmpty { serveInTurn(until: deadline ?? clock() + limits.clientTimePerRound) }
-        if let due = nextStateDeadline(), due <= clock() { run(state.tick(at: clock())) }
+        flushHook = loop.afterEachDispatch { [unowned self] in flush() }
+        deadlineSource = try loop.timer(priority: .clients) { [unowned self] in run(state.tick(at: clock())) }
+        acceptPauseSource = try loop.timer(priority: .clients) { [unowned self] in listenerSource?.enable(true) }
+        leftovers = try loop.whileOn(priority: .clients) { [unowned self] in serveWaiting() }
     }
 
-    /// Serves ``turns`` within the round's budget (lines and time), starting at
-    /// ``firstTurn``; the next round starts after the last client served, so that every
-    /// client gets its turn.
-    private func serveInTurn(until deadline: Timestamp) {
-        turns.sort()
-        let start = turns.firstIndex { $0 >= firstTurn } ?? 0
+    private func cancelSources() {
+        flushHook?.cancel()
+        for source in [listenerSource, deadlineSource, acceptPauseSource, leftovers] { source?.cancel() }
+        for client in clients.values { client.source?.cancel() }
+    }
+
+    // MARK: - Turns
+
+    /// A client's descriptor is ready: `EPOLLOUT` marks it for the flush; input or a
+    /// hang-up gives it a turn.
+    private func clientReady(_ id: ClientID, events: IOEvents) {
+        if events.contains(.writable) { markDirty(id) }
+        guard !events.isDisjoint(with: [.readable, .hangUp, .error]) else { return }
+        serve(id, lines: limits.linesPerClientPerRound, until: turnClock() + limits.clientTimePerRound)
+        updateInterest(id)
+    }
+
+    /// Gives the clients with lines left in their buffer their next turns, in the order
+    /// they were left, within one turn's time (``ServerLimits/clientTimePerRound``) and
+    /// ``ServerLimits/linesPerRound`` lines in all; the rest keep their place for the
+    /// next dispatch, after the devices.
+    private func serveWaiting() {
+        let deadline = turnClock() + limits.clientTimePerRound
         var linesLeft = limits.linesPerRound
-        for offset in turns.indices {
-            let id = turns[(start + offset) % turns.count]
-            guard linesLeft > 0, clock() < deadline else {
-                // Out of budget: this client goes first next round.
-                firstTurn = id
-                return
-            }
+        var served = 0
+        while served < waiting.count, linesLeft > 0, served == 0 || turnClock() < deadline {
+            let id = waiting[served]
+            served += 1
             linesLeft -= serve(id, lines: min(linesLeft, limits.linesPerClientPerRound), until: deadline)
-            firstTurn = ClientID(id.rawValue + 1)
         }
+        let turns = waiting[..<served]
+        waiting.removeFirst(served)
+        // Back at the end of the queue if lines are still left.
+        for id in turns { updateInterest(id) }
+        leftovers?.enable(!waiting.isEmpty)
+    }
+
+    /// What the client's descriptor waits for now: `EPOLLIN` when its requests may be
+    /// read and its buffer holds none left over, `EPOLLOUT` while its output waits; off
+    /// when neither, so that a hang-up cannot spin the loop while its output is held.
+    private func updateInterest(_ id: ClientID) {
+        guard let client = clients[id], let source = client.source else { return }
+        let mayReceive = client.mayReceive(limits)
+        if client.hasUnhandledInput && mayReceive && !waiting.contains(id) {
+            waiting.append(id)
+            leftovers?.enable(true)
+        }
+        let reading = !client.hasUnhandledInput && mayReceive
+        var events: IOEvents = reading ? .readable : []
+        if client.output != nil { events.insert(.writable) }
+        if !events.isEmpty { source.setEvents(events) }
+        source.enable(!events.isEmpty)
     }
 
     /// ``ServerState/nextDeadline``, read in place: a getter called on the stored state
@@ -304,8 +320,10 @@ public final class SocketServer: @unchecked Sendable {
     private func nextStateDeadline() -> Timestamp? { Self.nextDeadline(of: &state) }
     private static func nextDeadline(of state: inout ServerState) -> Timestamp? { state.nextDeadline }
 
-    /// Writes what this round produced: one `send(2)` per client. What the kernel does not
-    /// take stays for `POLLOUT`, and the state hears how much is left.
+    /// Writes what was queued since the last flush: one `send(2)` per client. What the
+    /// kernel does not take stays for `EPOLLOUT`, and the state hears how much is left.
+    /// Runs after every dispatch of the loop by itself; call it only where nothing
+    /// dispatched (a job run on a `ServerThread`).
     public func flush() {
         for id in dirty {
             guard let index = clients.index(forKey: id), clients.values[index].dirty else { continue }
@@ -325,7 +343,9 @@ public final class SocketServer: @unchecked Sendable {
             }
         }
         syncBacklogs()
+        for id in dirty { updateInterest(id) }
         dirty.removeAll(keepingCapacity: true)
+        deadlineSource?.arm(at: nextStateDeadline())
     }
 
     /// Tells the state what each client written to this round has not taken yet, so that
@@ -413,17 +433,18 @@ public final class SocketServer: @unchecked Sendable {
     // MARK: - Clients
 
     /// Accepts up to ``ServerLimits/acceptsPerRound`` connections, and none after
-    /// `deadline` but the first: the kernel keeps the rest for the next round.
+    /// `deadline` but the first: the kernel keeps the rest for the listener's next turn.
     private func acceptAll(until deadline: Timestamp) {
         for accepted in 0..<limits.acceptsPerRound {
-            if accepted > 0, clock() >= deadline { return }
+            if accepted > 0, turnClock() >= deadline { return }
             // accept4 is hidden behind _GNU_SOURCE from Swift: two fcntls instead.
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else {
                 let error = errno
                 if [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error) {
                     acceptFailures.failed(Errno(rawValue: error), at: clock())
-                    acceptPausedUntil = clock() + Self.acceptBackoff
+                    listenerSource?.enable(false)
+                    acceptPauseSource?.arm(at: clock() + Self.acceptBackoff)
                 }
                 return
             }
@@ -432,8 +453,18 @@ public final class SocketServer: @unchecked Sendable {
             let credentials = PeerCredentials.read(fd)
             if credentials == nil { logger.warning("SO_PEERCRED failed (errno \(errno)); the client is served without credentials") }
             let (id, actions) = state.clientConnected(credentials: credentials, at: clock())
-            clients[id] = Client(fd: fd, framer: LineFramer(maximumLineLength: maximumLineLength))
+            var client = Client(fd: fd, framer: LineFramer(maximumLineLength: maximumLineLength))
+            do throws(SDEventLoopError) {
+                client.source = try loop.watch(fd, priority: .clients) { [unowned self] events in
+                    clientReady(id, events: events)
+                }
+                client.source!.limitRate(interval: .seconds(1), burst: limits.turnsPerClientPerSecond)
+            } catch {
+                logger.error("a client cannot be served: \(error)")
+            }
+            clients[id] = client
             run(actions)
+            if client.source == nil { drop(id) }
         }
     }
 
@@ -441,11 +472,12 @@ public final class SocketServer: @unchecked Sendable {
     /// buffer first, then what one or more reads bring, up to
     /// ``ServerLimits/bytesPerClientPerRound``. Returns how many lines it handled; what
     /// is left waits for the next round.
+    @discardableResult
     private func serve(_ id: ClientID, lines budget: Int, until deadline: Timestamp) -> Int {
         var handled = 0, bytesRead = 0
         clients[id]?.hasUnhandledInput = false
         while clients[id] != nil {
-            guard handled < budget, handled == 0 || clock() < deadline, clients[id]!.mayReceive(limits) else {
+            guard handled < budget, handled == 0 || turnClock() < deadline, clients[id]!.mayReceive(limits) else {
                 clients[id]!.hasUnhandledInput = clients[id]!.input.readableBytes > 0
                 return handled
             }
@@ -462,7 +494,7 @@ public final class SocketServer: @unchecked Sendable {
             switch frame {
             case .none:
                 let room = limits.bytesPerClientPerRound - bytesRead
-                guard room > 0 else { return handled }  // the socket still holds the rest: POLLIN next round
+                guard room > 0 else { return handled }  // the socket still holds the rest: EPOLLIN, next turn
                 guard let got = read(from: id, atMost: room) else { return handled }
                 bytesRead += got
             case .line(let line):
@@ -495,6 +527,7 @@ public final class SocketServer: @unchecked Sendable {
     /// The connection is gone (end of file, an error): forget it, tell the state.
     private func drop(_ id: ClientID) {
         guard let client = clients.removeValue(forKey: id) else { return }
+        client.source?.cancel()
         close(client.fd)
         run(state.clientDisconnected(id, at: clock()))
     }
@@ -525,6 +558,7 @@ public final class SocketServer: @unchecked Sendable {
                 guard let client = clients.removeValue(forKey: id) else { continue }
                 // What was decided before the close (the error line that says why), if the kernel takes it.
                 if var output = client.output { _ = Self.send(&output, to: client.fd) }
+                client.source?.cancel()
                 close(client.fd)
                 run(state.clientDisconnected(id, at: clock()))
             case .toEngine(let request):
@@ -545,6 +579,7 @@ public final class SocketServer: @unchecked Sendable {
         guard !isShutDown else { return }
         isShutDown = true
         run(state.shutdown())
+        cancelSources()
         close(listener)
         if let socketPath { unlink(socketPath) }
         logger.info("socket server stopped")

@@ -2,15 +2,16 @@ import Glibc
 import NIOConcurrencyHelpers
 import Synchronization  // Atomic, for the stop flag
 import PopGestureCore
+import PopGestureEventLoop
 import PopGestureInput
 import PopGestureServer
 import PopGestureSystem
 
 /// A ``SocketServer`` on a thread of its own, for a process with no device reader to run
-/// it (the demo without a touchscreen, tests): the thread sleeps in `poll(2)` on the
-/// server's descriptors and a wake pipe, and runs what other threads hand it with
-/// ``sync(_:)``. The daemon does not use it: its input thread polls the server beside
-/// the devices (`MainLoop`).
+/// it (the demo without a touchscreen, tests): the thread runs the server's loop
+/// (``SocketServer/loop``), where a wake pipe brings what other threads hand it with
+/// ``sync(_:)``. The daemon does not use it: its input thread runs the server's sources
+/// beside the devices (`MainLoop`).
 public final class ServerThread: Sendable {
     private let jobs = NIOLockedValueBox<[@Sendable (SocketServer) -> Void]>([])
     private let wake: WakePipe
@@ -21,22 +22,28 @@ public final class ServerThread: Sendable {
     public init(_ server: SocketServer) throws(InputError) {
         let wake = try WakePipe.forLoop()
         self.wake = wake
-        let owned = UncheckedBox(server)
-        PosixThread.detach(name: "server") { [self] in
-            let server = owned.value
-            var set: [pollfd] = []
-            while !stopped.load(ordering: .acquiring) {
-                set.removeAll(keepingCapacity: true)
-                set.append(pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0))
-                server.appendDescriptors(to: &set)
-                _ = poll(&set, nfds_t(set.count), server.pollTimeout())
-                if set[0].revents != 0 { wake.drain() }
+        let wakeSource: EventSource
+        do {
+            wakeSource = try server.loop.watch(wake.readEnd, priority: .session) { [jobs] _ in
+                wake.drain()
                 var taken: [@Sendable (SocketServer) -> Void] = []
                 jobs.withLockedValue { swap(&taken, &$0) }
                 for job in taken { job(server) }
-                server.handle(set[1...])
-                server.flush()
             }
+        } catch {
+            throw InputError(.loopSetup, "\(error)")
+        }
+        let owned = UncheckedBox((server, wakeSource))
+        PosixThread.detach(name: "server") { [self] in
+            let (server, wakeSource) = owned.value
+            while !stopped.load(ordering: .acquiring) {
+                do {
+                    try server.loop.runOnce()
+                } catch {
+                    break
+                }
+            }
+            wakeSource.cancel()
             server.shutdown()
             finished.lock()
             finished.unlock(withValue: true)

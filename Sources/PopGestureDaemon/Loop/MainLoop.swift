@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import Logging
 import PopGestureCore
+import PopGestureEventLoop
 import PopGestureInput
 import PopGestureProtocol
 import PopGestureServer
@@ -31,14 +32,9 @@ public protocol InputSink: AnyObject {
     /// Whether the engine needs the accelerometer (``GestureEngine/needsSensor``): the
     /// loop claims it only while this holds.
     var needsSensor: Bool { get }
-    /// The sink's own descriptors (the listener, the clients), polled after the devices.
-    func appendDescriptors(to set: inout [pollfd])
-    /// What `poll` said about them; also called when `poll` timed out.
-    func handle(_ results: ArraySlice<pollfd>)
-    /// How long `poll` may sleep for the sink: -1 for ever.
-    func pollTimeout() -> CInt
-    /// The round is over: write what it produced.
-    func roundEnded()
+    /// The loop the sink's own sources are on (the listener, the clients, its flush after
+    /// every dispatch, ``SocketServer``): the devices' sources join them there.
+    var loop: SDEventLoop { get }
 }
 
 extension SocketServer: InputSink {
@@ -51,18 +47,16 @@ extension SocketServer: InputSink {
             atOpen: stateAtOpen)
     }
 
-    public func roundEnded() { flush() }
-
     public var needsSensor: Bool { host.engine.needsSensor }
 
     public func admissionMayHaveChanged() { reviewAdmission() }
 }
 
 /// A deadline kept beside the loop (the touchpad bridge's next frame, ``TouchpadOutput``):
-/// its descriptor is polled with the loop's own, and it fires after the round's device
-/// frames. Called only on the thread running ``MainLoop/run(_:)``.
+/// its descriptor is watched at ``SDEventLoop/Priority/deadlines``, after the devices.
+/// Called only on the thread running ``MainLoop/run(_:)``.
 public protocol LoopTimer: AnyObject {
-    /// A timerfd, or nil while there is none; asked every round.
+    /// A timerfd, or nil while there is none; asked after every dispatch until it exists.
     var timerDescriptor: CInt? { get }
     /// The descriptor was readable: read it and do what was due.
     func timerFired()
@@ -70,10 +64,22 @@ public protocol LoopTimer: AnyObject {
 
 /// The daemon's main loop: finds touch devices through udev, reads each with libevdev,
 /// and hands each read, on this thread, to an ``InputSink``: the engine and the client
-/// socket, whose descriptors it polls too (``InputSink/appendDescriptors(to:)``).
-/// Signals and the watchdog arrive as file descriptors as well, so one `poll(2)` with no
-/// timeout is all an idle tablet costs: no polling, and no timer unless systemd asked for
-/// a watchdog or a client owes a `hello` or the end of a line.
+/// socket, whose sources share the loop (``InputSink/loop``, sd-event). Every descriptor
+/// is a source registered once with its priority (docs/ARCHITECTURE.md, "One loop"):
+/// 1. the devices and the event pipe (``SDEventLoop/Priority/devices``): every frame goes
+///    through the engine, and its events are queued for the clients, then written at the
+///    end of the same dispatch (the sink's flush, ``SDEventLoop/afterEachDispatch(_:)``);
+/// 2. udev's hotplug news, grab mode's deadlines and the clone readers, the timers beside
+///    the loop (the touchpad bridge's frames) (``SDEventLoop/Priority/deadlines``);
+/// 3. logind's seat changes (the clients' admission asked again), iio-sensor-proxy's
+///    bus (a turn cancels a pan in progress; at most ``SensorProxy/messagesPerRound``
+///    messages a dispatch), the wake pipe, signals and the watchdog (``SDEventLoop/Priority/session``);
+/// 4. the clients, one turn each within its budget (``SDEventLoop/Priority/clients``).
+///
+/// sd-event dispatches one source at a time and looks at every descriptor again before
+/// the next, so a frame waits for at most one lower source's dispatch. An idle tablet
+/// costs one `epoll_wait` with no timeout: no timer unless systemd asked for a watchdog
+/// or a client owes a `hello` or the end of a line.
 ///
 /// Other threads talk to it only through ``reconfigure(_:)`` and ``stop()``, which
 /// queue a command and write a byte into a wake pipe (``LoopMailbox``).
@@ -127,6 +133,7 @@ public final class MainLoop: Sendable {
     ) throws(InputError) {
         let monitor = try UdevInputMonitor()
         let mailbox = try LoopMailbox()
+        
         let timerFD = try LoopDescriptors.timerDescriptor(watchdogInterval)
         let signalFD: CInt?
         do {
@@ -140,6 +147,11 @@ public final class MainLoop: Sendable {
             monitor: monitor, configuration: configuration, sink: sink, mailbox: mailbox,
             signalFD: signalFD, timerFD: timerFD, eventPipe: pipe, loginMonitor: loginMonitor, sensor: sensor,
             timers: timers, displayRoot: displayRoot, logger: logger)
+        do throws(SDEventLoopError) {
+            try loop.attach()
+        } catch {
+            throw InputError(.loopSetup, "\(error)")
+        }
         loop.openPresentDevices()
     }
 
@@ -154,22 +166,12 @@ public final class MainLoop: Sendable {
     /// closing every device before it returns. `handle` runs on this thread for each
     /// signal, watchdog tick and failure.
     public func run(_ handle: (Event) -> Void = { _ in }) {
-        while true {
-            for event in loop.waitAndDispatch() { handle(event) }
-            if loop.hasFailed {
-                loop.closeAll()
-                return
-            }
-            for command in mailbox.takeCommands() {
-                switch command {
-                case .reconfigure(let configuration):
-                    loop.reopenAll(configuration: configuration)
-                case .stop:
-                    loop.closeAll()
-                    return
-                }
-            }
+        withoutActuallyEscaping(handle) { handle in
+            loop.report = handle
+            defer { loop.report = nil }
+            while !loop.isStopped { loop.runOnce() }
         }
+        loop.closeAll()
     }
 
     /// Re-opens every device under a new configuration (a reload that changed the
@@ -191,6 +193,8 @@ private final class InputLoop: @unchecked Sendable {
         let device: EvdevDevice
         /// Grab mode's clone and grab, when `grab = on` and the device is a protocol B touchscreen.
         var grab: TouchGrab?
+        /// Its descriptor on the loop, at ``SDEventLoop/Priority/devices``.
+        var source: EventSource?
     }
 
     private let monitor: UdevInputMonitor
@@ -198,13 +202,25 @@ private final class InputLoop: @unchecked Sendable {
     private let sink: any InputSink
     private let mailbox: LoopMailbox
     private var pollFailures = PollFailures()
-    /// Set when the loop gave up (see ``PollFailures``).
-    private(set) var hasFailed = false
+    /// Set when the loop is to end: ``MainLoop/stop()`` or given up (``PollFailures``).
+    private(set) var isStopped = false
+    /// ``MainLoop/run(_:)``'s handler while it runs.
+    var report: ((MainLoop.Event) -> Void)?
+    private let events: SDEventLoop
+    /// Sources of the loop's own descriptors, kept while it lives.
+    private var sources: [EventSource] = []
+    private var afterDispatch: DispatchHook?
+    private var grabTimerSource: EventSource?
+    private var readerWatchSource: EventSource?
+    private var eventPipeSource: EventSource?
+    private var sensorSource: EventSource?
+    private var sensorTimer: EventSource?
+    /// The timers beside the loop whose descriptor has its source, by index in ``timers``.
+    private var timerSources: [EventSource?]
     private let logger: Logger
     private var devices: [OpenDevice] = []
     private var nextKey = 0
     private var batch: [InputEvent] = []
-    private var pollSet: [pollfd] = []
     private let signalFD: CInt?
     private let timerFD: CInt?
     /// `--event-pipe`: read as one more touchscreen, under `eventPipeKey` while the sink has it.
@@ -241,10 +257,15 @@ private final class InputLoop: @unchecked Sendable {
         self.timerFD = timerFD
         self.sink = sink
         self.logger = logger
+        self.events = sink.loop
+        timerSources = Array(repeating: nil, count: timers.count)
         batch.reserveCapacity(256)
     }
 
     deinit {
+        // Off the loop before their descriptors close.
+        afterDispatch?.cancel()
+        for source in sources { source.cancel() }
         if let signalFD { close(signalFD) }
         if let timerFD { close(timerFD) }
     }
@@ -281,128 +302,139 @@ private final class InputLoop: @unchecked Sendable {
                 key: key, path: eventPipe.path, name: EventPipe.description.name, description: EventPipe.description,
                 configuration: deviceConfiguration, stateAtOpen: DeviceStateAtOpen())
             eventPipeKey = key
+            eventPipeSource = try? events.watch(eventPipe.fileDescriptor, priority: .devices) { [unowned self] _ in
+                readEventPipe()
+            }
             logger.info("\(eventPipe.path): reading input_event records as a touchscreen (device \(key))")
         } catch {
             logger.error("\(eventPipe.path): not used: \(error.message)")
         }
     }
 
-    /// Blocks until something is readable, reads it, and returns the signals and
-    /// watchdog ticks that arrived.
-    ///
-    /// The order of a round, touch first (docs/ARCHITECTURE.md, "One loop"):
-    /// 1. the devices and the event pipe: every frame goes through the engine, and its
-    ///    events are queued for the clients;
-    /// 2. udev's hotplug news, grab mode's deadlines, the timers beside the loop (the
-    ///    touchpad bridge's frames), logind's seat changes (the clients' admission
-    ///    asked again), and iio-sensor-proxy's orientation (a turn
-    ///    cancels a pan in progress; at most ``SensorProxy/messagesPerRound`` messages);
-    /// 3. the sink's clients, within the sink's budget per round (``SocketServer``): a
-    ///    client can delay a finger by at most one round's budget, never more;
-    /// 4. what the round produced is written (``InputSink/roundEnded()``);
-    /// 5. the wake pipe, signals and the watchdog.
-    func waitAndDispatch() -> [MainLoop.Event] {
-        // The last round may have changed who reports the screen.
-        sensor?.setNeeded(sink.needsSensor)
-        pollSet.removeAll(keepingCapacity: true)
-        pollSet.append(pollfd(fd: mailbox.readEnd, events: Int16(POLLIN), revents: 0))
-        pollSet.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0))
-        pollSet.append(pollfd(fd: signalFD ?? -1, events: Int16(POLLIN), revents: 0))  // poll skips -1
-        pollSet.append(pollfd(fd: timerFD ?? -1, events: Int16(POLLIN), revents: 0))
-        pollSet.append(pollfd(fd: grabTimer?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
-        pollSet.append(pollfd(fd: loginMonitor?.fileDescriptor ?? -1, events: loginMonitor?.events ?? 0, revents: 0))
-        pollSet.append(pollfd(fd: readerWatch?.fileDescriptor ?? -1, events: Int16(POLLIN), revents: 0))
-        pollSet.append(pollfd(fd: sensor?.fileDescriptor ?? -1, events: sensor?.events ?? 0, revents: 0))  // [7]
-        let firstTimer = pollSet.count
-        for timer in timers { pollSet.append(pollfd(fd: timer.timerDescriptor ?? -1, events: Int16(POLLIN), revents: 0)) }
-        let firstDevice = pollSet.count
-        for open in devices {
-            pollSet.append(pollfd(fd: open.device.fileDescriptor, events: Int16(POLLIN), revents: 0))
+    /// Registers the loop's own sources (the devices' come as they open).
+    func attach() throws(SDEventLoopError) {
+        sources.append(try events.watch(mailbox.readEnd, priority: .session) { [unowned self] _ in takeMail() })
+        sources.append(try events.watch(monitor.fileDescriptor, priority: .deadlines) { [unowned self] _ in
+            applyUdevChanges()
+            grabWaitingDevices(now: MonotonicClock.now(), udevNews: true)
+            armGrabTimer()
+        })
+        if let signalFD {
+            sources.append(try events.watch(signalFD, priority: .session) { [unowned self] _ in readSignals() })
         }
-        // After the devices, so that their indices stay those of `devices`.
-        let pipeIndex = pollSet.count
-        pollSet.append(pollfd(fd: eventPipeKey != nil ? eventPipe!.fileDescriptor : -1, events: Int16(POLLIN), revents: 0))
-        let sinkStart = pollSet.count
-        sink.appendDescriptors(to: &pollSet)
-        // No timeout but the sink's: the watchdog, when armed, is the timerfd above.
-        let ready = poll(&pollSet, nfds_t(pollSet.count), sensorTimeout(sink.pollTimeout()))
-        guard ready > 0 else {
-            if ready < 0 && errno != EINTR { return pollFailed(errno: errno) }
-            if ready == 0 {
-                followSensor(readable: false)
-                sink.handle(pollSet[sinkStart...])
-                sink.roundEnded()
-            }
-            return []
+        if let timerFD {
+            sources.append(try events.watch(timerFD, priority: .session) { [unowned self] _ in
+                var expirations: UInt64 = 0
+                if Glibc.read(timerFD, &expirations, MemoryLayout<UInt64>.size) > 0 { report?(.watchdog) }
+            })
         }
-        pollFailures.succeeded()
-        // Devices first: their fds are in `devices` order, and udev changes below may reorder it.
-        let readyKeys = pollSet[firstDevice..<pipeIndex].indices.compactMap { index in
-            pollSet[index].revents != 0 ? devices[index - firstDevice].key : nil
+        if let loginMonitor {
+            sources.append(try events.watch(
+                loginMonitor.fileDescriptor, events: IOEvents(rawValue: UInt32(UInt16(bitPattern: loginMonitor.events))), priority: .session
+            ) { [unowned self] _ in
+                loginMonitor.acknowledge()
+                sink.admissionMayHaveChanged()
+                report?(.seatsChanged)
+            })
         }
-        for key in readyKeys { read(key) }
-        if pollSet[pipeIndex].revents != 0 { readEventPipe() }
-        let udevNews = pollSet[1].revents != 0
-        if udevNews { applyUdevChanges() }
-        if udevNews || pollSet[6].revents != 0 { grabWaitingDevices(now: MonotonicClock.now(), udevNews: udevNews) }
-        if let grabTimer, pollSet[4].revents != 0 {
-            grabTimer.acknowledge()
-            expireGrabs()
+        if sensor != nil {
+            sensorTimer = try events.timer(priority: .session) { [unowned self] in followSensor() }
         }
-        armGrabTimer()
-        for (offset, timer) in timers.enumerated() where pollSet[firstTimer + offset].revents != 0 { timer.timerFired() }
-        let seatsChanged = loginMonitor != nil && pollSet[5].revents != 0
-        if seatsChanged {
-            loginMonitor!.acknowledge()
-            sink.admissionMayHaveChanged()
+        // After every dispatch: what the last one changed about the sensor and the timers.
+        afterDispatch = events.afterEachDispatch { [unowned self] in
+            sensor?.setNeeded(sink.needsSensor)
+            watchSensor()
+            watchTimers()
         }
-        followSensor(readable: pollSet[7].revents != 0)
-        // Clients last, within their budget: no client can hold a frame back.
-        sink.handle(pollSet[sinkStart...])
-        sink.roundEnded()
-        if pollSet[0].revents != 0 { mailbox.drainWakes() }
-        var events: [MainLoop.Event] = seatsChanged ? [.seatsChanged] : []
-        if let signalFD, pollSet[2].revents != 0 {
-            var info = signalfd_siginfo()
-            let size = MemoryLayout<signalfd_siginfo>.size
-            while Glibc.read(signalFD, &info, size) == size {
-                events.append(.signal(CInt(info.ssi_signo)))
-            }
-        }
-        if let timerFD, pollSet[3].revents != 0 {
-            var expirations: UInt64 = 0
-            if Glibc.read(timerFD, &expirations, MemoryLayout<UInt64>.size) > 0 { events.append(.watchdog) }
-        }
-        return events
     }
 
-    /// `timeout` (milliseconds, -1 for ever), shortened to the sensor's bus deadline.
-    private func sensorTimeout(_ timeout: CInt) -> CInt {
-        guard let deadline = sensor?.deadline(now: MonotonicClock.now()) else { return timeout }
-        let milliseconds = CInt(clamping: max(0, (deadline - MonotonicClock.now() + 999) / 1000))
-        return timeout < 0 ? milliseconds : min(timeout, milliseconds)
+    /// One iteration of the loop: waits, then dispatches the most urgent source.
+    func runOnce() {
+        do throws(SDEventLoopError) {
+            try events.runOnce()
+            pollFailures.succeeded()
+        } catch {
+            loopFailed(error)
+        }
     }
 
-    /// The sensor's bus, when it is readable or its deadline passed: its news to the sink.
-    private func followSensor(readable: Bool) {
+    /// The wake pipe: the commands other threads sent.
+    private func takeMail() {
+        mailbox.drainWakes()
+        for command in mailbox.takeCommands() {
+            switch command {
+            case .reconfigure(let configuration):
+                reopenAll(configuration: configuration)
+            case .stop:
+                isStopped = true
+                return
+            }
+        }
+    }
+
+    private func readSignals() {
+        guard let signalFD else { return }
+        var info = signalfd_siginfo()
+        let size = MemoryLayout<signalfd_siginfo>.size
+        while Glibc.read(signalFD, &info, size) == size { report?(.signal(CInt(info.ssi_signo))) }
+    }
+
+    /// The sensor's bus on the loop: its descriptor for what sd-bus waits for, its
+    /// deadline as a timer. Dropped once the connection is lost.
+    private func watchSensor() {
         guard let sensor else { return }
-        guard readable || sensor.deadline(now: MonotonicClock.now()).map({ $0 <= MonotonicClock.now() }) == true else { return }
+        let fd = sensor.fileDescriptor
+        guard fd >= 0 else {
+            sensorSource?.cancel()
+            sensorSource = nil
+            sensorTimer?.arm(at: nil)
+            return
+        }
+        let wanted = IOEvents(rawValue: UInt32(UInt16(bitPattern: sensor.events)))
+        if sensorSource == nil {
+            do throws(SDEventLoopError) {
+                sensorSource = try events.watch(fd, events: wanted, priority: .session) { [unowned self] _ in followSensor() }
+            } catch {
+                logger.error("\(error); the sensor is no longer followed")
+                return
+            }
+        }
+        if !wanted.isEmpty { sensorSource?.setEvents(wanted) }
+        sensorSource?.enable(!wanted.isEmpty)
+        sensorTimer?.arm(at: sensor.deadline(now: events.now()))
+    }
+
+    /// The timers beside the loop whose descriptor has appeared since.
+    private func watchTimers() {
+        for (index, timer) in timers.enumerated() where timerSources[index] == nil {
+            guard let fd = timer.timerDescriptor else { continue }
+            do throws(SDEventLoopError) {
+                timerSources[index] = try events.watch(fd, priority: .deadlines) { _ in timer.timerFired() }
+            } catch {
+                logger.error("\(error)")
+            }
+        }
+    }
+
+    /// The sensor's bus was readable or its deadline passed: its news to the sink.
+    private func followSensor() {
+        guard let sensor else { return }
         for (orientation, state) in sensor.process() { sink.sensorChanged(orientation, state: state) }
     }
 
-    /// A failed `poll` other than `EINTR`: logged, then waited out or given up on.
-    private func pollFailed(errno: CInt) -> [MainLoop.Event] {
-        let reason = "poll failed: \(String(cString: strerror(errno)))"
+    /// sd-event failed (it does only when the kernel refuses it memory or descriptors):
+    /// logged, then waited out or given up on.
+    private func loopFailed(_ error: SDEventLoopError) {
+        let reason = "\(error)"
         switch pollFailures.failed() {
         case .retry(let backoff):
             if pollFailures.consecutive == 1 { logger.error("\(reason); retrying every \(backoff)") }
             let (seconds, attoseconds) = backoff.components
             var pause = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
             nanosleep(&pause, nil)
-            return []
         case .stop:
-            hasFailed = true
-            return [.failed("\(reason), \(pollFailures.consecutive) times in a row")]
+            isStopped = true
+            report?(.failed("\(reason), \(pollFailures.consecutive) times in a row"))
         }
     }
 
@@ -427,6 +459,8 @@ private final class InputLoop: @unchecked Sendable {
             logger.error("\(failure.message); the event pipe is no longer read")
             sink.deviceRemoved(key: key)
             eventPipeKey = nil
+            eventPipeSource?.cancel()
+            eventPipeSource = nil
         }
     }
 
@@ -434,8 +468,11 @@ private final class InputLoop: @unchecked Sendable {
         if let key = eventPipeKey {
             sink.deviceRemoved(key: key)
             eventPipeKey = nil
+            eventPipeSource?.cancel()
+            eventPipeSource = nil
         }
         for open in devices {
+            open.source?.cancel()
             open.grab?.release(open.device, at: MonotonicClock.now())
             sink.deviceRemoved(key: open.key)
         }
@@ -461,6 +498,8 @@ private final class InputLoop: @unchecked Sendable {
         if let gone {
             remove(at: index, reason: gone.message)
         }
+        // The frame may have changed a grab's deadline (a touch held, or lifted).
+        armGrabTimer()
     }
 
     /// `batch`, read from a device with grab mode's clone: whole frames through the
@@ -650,7 +689,16 @@ private final class InputLoop: @unchecked Sendable {
             return
         }
         let grab = info.kind == .touchscreen && configuration.grab == .on ? makeGrab(device, info: info) : nil
-        devices.append(OpenDevice(key: key, info: info, device: device, grab: grab))
+        let source: EventSource
+        do throws(SDEventLoopError) {
+            source = try events.watch(device.fileDescriptor, priority: .devices) { [unowned self] _ in read(key) }
+        } catch {
+            logger.error("\(info.devnode) \(quoted(description.name)): cannot be read: \(error)")
+            grab?.release(device, at: MonotonicClock.now())
+            sink.deviceRemoved(key: key)
+            return
+        }
+        devices.append(OpenDevice(key: key, info: info, device: device, grab: grab, source: source))
         logger.info("\(info.devnode) \(quoted(description.name)): using it as a \(info.kind.rawValue) on \(seat) (device \(key))")
     }
 
@@ -664,10 +712,23 @@ private final class InputLoop: @unchecked Sendable {
             return nil
         }
         do throws(InputError) {
-            if grabTimer == nil { grabTimer = try DeadlineTimer() }
+            if grabTimer == nil {
+                let timer = try DeadlineTimer()
+                grabTimer = timer
+                grabTimerSource = try? events.watch(timer.fileDescriptor, priority: .deadlines) { [unowned self] _ in
+                    timer.acknowledge()
+                    expireGrabs()
+                    armGrabTimer()
+                }
+            }
             if readerWatch == nil && !readerWatchFailed {
                 do throws(InputError) {
-                    readerWatch = try CloneReaderWatch()
+                    let watch = try CloneReaderWatch()
+                    readerWatch = watch
+                    readerWatchSource = try? events.watch(watch.fileDescriptor, priority: .deadlines) { [unowned self] _ in
+                        grabWaitingDevices(now: MonotonicClock.now(), udevNews: false)
+                        armGrabTimer()
+                    }
                 } catch {
                     readerWatchFailed = true
                     logger.warning("\(error.message): who opens the clones cannot be known, so each grab follows udev's announcement, whether or not anything reads the clone")
@@ -686,6 +747,7 @@ private final class InputLoop: @unchecked Sendable {
 
     private func remove(at index: Int, reason: String) {
         let open = devices.remove(at: index)
+        open.source?.cancel()
         open.grab?.release(open.device, at: MonotonicClock.now())
         logger.info("\(open.info.devnode) \(quoted(open.info.name)): dropped (\(reason))")
         sink.deviceRemoved(key: open.key)

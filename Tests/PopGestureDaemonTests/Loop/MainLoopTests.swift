@@ -2,6 +2,7 @@ import Glibc
 import Logging
 @testable import PopGestureDaemon
 import PopGestureCore
+import PopGestureEventLoop
 import PopGestureInput
 import PopGestureServer
 import PopGestureSynthesis
@@ -9,7 +10,7 @@ import PopGestureSystem
 import Testing
 
 /// The real main loop on this host (no input devices needed): its timer reaches the
-/// handler through `poll`, and ``MainLoop/stop()`` from the handler ends it.
+/// handler through sd-event, and ``MainLoop/stop()`` from the handler ends it.
 @Suite struct MainLoopTests {
     final class NoSink: InputSink {
         func deviceAdded(
@@ -19,26 +20,37 @@ import Testing
         func deviceRemoved(key: Int) {}
         func received(_ events: [InputEvent], fromDevice key: Int) {}
         func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict { .none }
-        func appendDescriptors(to set: inout [pollfd]) {}
-        func handle(_ results: ArraySlice<pollfd>) {}
-        func pollTimeout() -> CInt { -1 }
-        func roundEnded() {}
+        let loop = try! SDEventLoop()
         func admissionMayHaveChanged() {}
         func sensorChanged(_ orientation: SensorOrientation?, state: String) {}
         var needsSensor: Bool { false }
     }
 
     /// Records the order in which the loop serves it; its one descriptor is a pipe the
-    /// test fills, standing for a client with a request waiting.
+    /// test fills, standing for a client with a request waiting, at the clients'
+    /// priority, and it flushes after every dispatch, as ``SocketServer`` does.
     final class OrderSink: InputSink {
         var calls: [String] = []
         let clientPipe: [CInt]
-        init() {
+        let loop = try! SDEventLoop()
+        private var sources: [EventSource] = []
+        private var hook: DispatchHook?
+        init() throws {
             var ends: [CInt] = [0, 0]
             pipe(&ends)
             clientPipe = ends
+            sources.append(try loop.watch(ends[0], priority: .clients) { [unowned self] _ in
+                var byte: UInt8 = 0
+                _ = read(clientPipe[0], &byte, 1)
+                calls.append("clients")
+            })
+            hook = loop.afterEachDispatch { [unowned self] in calls.append("flush") }
         }
-        deinit { clientPipe.forEach { close($0) } }
+        deinit {
+            sources.forEach { $0.cancel() }
+            hook?.cancel()
+            clientPipe.forEach { close($0) }
+        }
         func deviceAdded(
             key: Int, path: String, name: String, description: DeviceDescription,
             configuration: DeviceConfiguration, stateAtOpen: DeviceStateAtOpen
@@ -46,34 +58,23 @@ import Testing
         func deviceRemoved(key: Int) {}
         func received(_ events: [InputEvent], fromDevice key: Int) { calls.append("frame") }
         func touchVerdict(ofDevice key: Int) -> TouchRouter.Verdict { .none }
-        func appendDescriptors(to set: inout [pollfd]) {
-            set.append(pollfd(fd: clientPipe[0], events: Int16(POLLIN), revents: 0))
-        }
-        func handle(_ results: ArraySlice<pollfd>) {
-            guard results.first?.revents != 0 else { return }
-            var byte: UInt8 = 0
-            _ = read(clientPipe[0], &byte, 1)
-            calls.append("clients")
-        }
-        func pollTimeout() -> CInt { -1 }
-        func roundEnded() { calls.append("round ended") }
         func admissionMayHaveChanged() { calls.append("admission") }
         func sensorChanged(_ orientation: SensorOrientation?, state: String) { calls.append("sensor") }
         var needsSensor: Bool { false }
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func aRoundServesTheDevicesBeforeTheClients() throws {
+    func theDevicesAndTheirFlushComeBeforeTheClients() throws {
         var template = Array("/tmp/popgestured-order-XXXXXX".utf8CString)
         let folder = try #require(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
         let path = folder + "/events"
         #expect(mkfifo(path, 0o600) == 0)
         defer { unlink(path); rmdir(folder) }
-        let sink = OrderSink()
+        let sink = try OrderSink()
         let mainLoop = try MainLoop(
             configuration: Configuration(), sink: sink, watchdogInterval: .milliseconds(50), eventPipe: EventPipe(path: path),
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        // A client's request and a finger's frame are both waiting when the round starts.
+        // A client's request and a finger's frame are both waiting when the loop wakes.
         var one: UInt8 = 1
         #expect(write(sink.clientPipe[1], &one, 1) == 1)
         let writer = open(path, O_WRONLY | O_NONBLOCK)
@@ -84,7 +85,7 @@ import Testing
         let frame = Array(finger.events.flatMap(EventPipe.record))
         #expect(frame.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) } == frame.count)
         mainLoop.run { _ in mainLoop.stop() }
-        #expect(Array(sink.calls.prefix(3)) == ["frame", "clients", "round ended"])
+        #expect(Array(sink.calls.prefix(3)) == ["frame", "flush", "clients"])
     }
 
     @Test(.timeLimit(.minutes(1))) func watchdogTicksArriveAndStopEndsTheLoop() throws {

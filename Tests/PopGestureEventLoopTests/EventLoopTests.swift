@@ -1,0 +1,92 @@
+import Glibc
+import PopGestureCore
+import PopGestureEventLoop
+import Testing
+
+/// The sd-event wrapper on real descriptors: the order sources are dispatched in, and
+/// what runs after each dispatch.
+@Suite struct EventLoopTests {
+    /// A pipe whose read end stays readable: one byte written, never read.
+    final class ReadablePipe {
+        let ends: [CInt]
+        init() throws {
+            var ends: [CInt] = [0, 0]
+            try #require(pipe(&ends) == 0)
+            self.ends = ends
+            var byte: UInt8 = 1
+            try #require(write(ends[1], &byte, 1) == 1)
+        }
+        var readEnd: CInt { ends[0] }
+        deinit { ends.forEach { close($0) } }
+    }
+
+    @Test("a device's descriptor is dispatched before a client's when both are ready")
+    func priorityOrder() throws {
+        let loop = try SDEventLoop()
+        let client = try ReadablePipe(), device = try ReadablePipe()
+        var order: [String] = []
+        // The client's source is registered first: the priority, not the order, decides.
+        let clientSource = try loop.watch(client.readEnd, priority: .clients) { _ in order.append("client") }
+        let deviceSource = try loop.watch(device.readEnd, priority: .devices) { _ in order.append("device") }
+        defer { clientSource.cancel(); deviceSource.cancel() }
+        for _ in 0..<3 { try loop.runOnce(timeout: .zero) }
+        #expect(order == ["device", "device", "device"], "a device that stays ready starves the clients, as it should")
+        deviceSource.enable(false)
+        try loop.runOnce(timeout: .zero)
+        #expect(order.last == "client")
+    }
+
+    @Test("a while-on source that stays on takes turns with a ready descriptor of its priority")
+    func whileOnTakesTurns() throws {
+        let loop = try SDEventLoop()
+        let client = try ReadablePipe()
+        var turns = (client: 0, leftovers: 0)
+        let clientSource = try loop.watch(client.readEnd, priority: .clients) { _ in turns.client += 1 }
+        let leftovers = try loop.whileOn(priority: .clients) { turns.leftovers += 1 }
+        defer { clientSource.cancel(); leftovers.cancel() }
+        try loop.runOnce(timeout: .zero)
+        #expect(turns == (1, 0), "created off")
+        leftovers.enable(true)
+        for _ in 0..<10 { try loop.runOnce(timeout: .zero) }
+        // A defer source would take all ten: sd-event keeps it pending from its creation on.
+        #expect(turns.client >= 5 && turns.leftovers >= 5, "turns \(turns)")
+        leftovers.enable(false)
+        let before = turns.leftovers
+        for _ in 0..<3 { try loop.runOnce(timeout: .zero) }
+        #expect(turns.leftovers == before)
+    }
+
+    @Test("hooks run once after each dispatch, not after a wait that dispatched nothing, until cancelled")
+    func afterEachDispatch() throws {
+        let loop = try SDEventLoop()
+        var log: [String] = []
+        let hook = loop.afterEachDispatch { log.append("flush") }
+        #expect(try !loop.runOnce(timeout: .milliseconds(1)))
+        #expect(log.isEmpty)
+        let ready = try ReadablePipe()
+        let source = try loop.watch(ready.readEnd, priority: .devices) { _ in log.append("frame") }
+        defer { source.cancel() }
+        #expect(try loop.runOnce(timeout: .zero))
+        #expect(log == ["frame", "flush"])
+        hook.cancel()
+        try loop.runOnce(timeout: .zero)
+        #expect(log == ["frame", "flush", "frame"])
+    }
+
+    @Test("a timer fires once at its deadline, again only when armed again; disarmed, never")
+    func timers() throws {
+        let loop = try SDEventLoop()
+        var fired = 0
+        let timer = try loop.timer(priority: .deadlines) { fired += 1 }
+        defer { timer.cancel() }
+        #expect(try !loop.runOnce(timeout: .milliseconds(5)), "created disarmed")
+        timer.arm(at: loop.now())
+        #expect(try loop.runOnce(timeout: .milliseconds(100)))
+        #expect(fired == 1)
+        #expect(try !loop.runOnce(timeout: .milliseconds(5)), "one-shot")
+        timer.arm(at: loop.now() + .milliseconds(1))
+        timer.arm(at: nil)
+        #expect(try !loop.runOnce(timeout: .milliseconds(5)))
+        #expect(fired == 1)
+    }
+}
