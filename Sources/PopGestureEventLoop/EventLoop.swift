@@ -127,6 +127,15 @@ public final class SDEventLoop: @unchecked Sendable {
         return source
     }
 
+    /// Puts an sd-bus connection on the loop (`sd_bus_attach_event`): sd-event then waits
+    /// for what the bus asks (its descriptor, `EPOLLOUT` while it sends, its timeouts), and
+    /// each dispatch processes one message. The bus keeps the loop alive while attached;
+    /// detach it (`sd_bus_detach_event`) before it goes.
+    public func attach(bus: OpaquePointer, priority: Priority) throws(SDEventLoopError) {
+        let result = sd_bus_attach_event(bus, event, CInt(clamping: priority.rawValue))
+        guard result >= 0 else { throw SDEventLoopError(what: "cannot attach the bus to the loop", errno: -result) }
+    }
+
     /// Waits at most `timeout` (nil: for ever) and dispatches one source. Returns whether
     /// one was dispatched; throws when sd-event fails (the loop is then unusable).
     @discardableResult

@@ -17,7 +17,7 @@ results="$LOGDIR/results.txt"
 : >"$results"
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
-echo "guest: kernel $(uname -r), $(nproc) CPU(s), booted in $(uptime_s) s"
+echo "guest: kernel $(uname -r), $(nproc) CPU(s), clock $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown), booted in $(uptime_s) s"
 echo "boot $(uptime_s)" >>"$results"
 
 # The kernel side every scenario needs: uinput, and udev to tag the devices.

@@ -72,8 +72,8 @@ public protocol LoopTimer: AnyObject {
 /// 2. udev's hotplug news, grab mode's deadlines and the clone readers, the timers beside
 ///    the loop (the touchpad bridge's frames) (``SDEventLoop/Priority/deadlines``);
 /// 3. logind's seat changes (the clients' admission asked again), iio-sensor-proxy's
-///    bus (a turn cancels a pan in progress; at most ``SensorProxy/messagesPerRound``
-///    messages a dispatch), the wake pipe, signals and the watchdog (``SDEventLoop/Priority/session``);
+///    bus (attached with `sd_bus_attach_event`: one message a dispatch; a turn cancels a
+///    pan in progress), the wake pipe, signals and the watchdog (``SDEventLoop/Priority/session``);
 /// 4. the clients, one turn each within its budget (``SDEventLoop/Priority/clients``).
 ///
 /// sd-event dispatches one source at a time and looks at every descriptor again before
@@ -213,8 +213,6 @@ private final class InputLoop: @unchecked Sendable {
     private var grabTimerSource: EventSource?
     private var readerWatchSource: EventSource?
     private var eventPipeSource: EventSource?
-    private var sensorSource: EventSource?
-    private var sensorTimer: EventSource?
     /// The timers beside the loop whose descriptor has its source, by index in ``timers``.
     private var timerSources: [EventSource?]
     private let logger: Logger
@@ -337,13 +335,20 @@ private final class InputLoop: @unchecked Sendable {
                 report?(.seatsChanged)
             })
         }
-        if sensor != nil {
-            sensorTimer = try events.timer(priority: .session) { [unowned self] in followSensor() }
+        do throws(SDEventLoopError) {
+            try sensor?.attach(to: events, priority: .session)
+        } catch {
+            logger.warning("iio-sensor-proxy is not followed (\(error)): the rotation comes from the shell or the configuration")
+            sink.sensorChanged(nil, state: SensorFollower.Absence.unavailable.rawValue)
         }
         // After every dispatch: what the last one changed about the sensor and the timers.
         afterDispatch = events.afterEachDispatch { [unowned self] in
-            sensor?.setNeeded(sink.needsSensor)
-            watchSensor()
+            if let sensor {
+                sensor.setNeeded(sink.needsSensor)
+                if sensor.hasReports {
+                    for (orientation, state) in sensor.takeReports() { sink.sensorChanged(orientation, state: state) }
+                }
+            }
             watchTimers()
         }
     }
@@ -379,31 +384,6 @@ private final class InputLoop: @unchecked Sendable {
         while Glibc.read(signalFD, &info, size) == size { report?(.signal(CInt(info.ssi_signo))) }
     }
 
-    /// The sensor's bus on the loop: its descriptor for what sd-bus waits for, its
-    /// deadline as a timer. Dropped once the connection is lost.
-    private func watchSensor() {
-        guard let sensor else { return }
-        let fd = sensor.fileDescriptor
-        guard fd >= 0 else {
-            sensorSource?.cancel()
-            sensorSource = nil
-            sensorTimer?.arm(at: nil)
-            return
-        }
-        let wanted = IOEvents(rawValue: UInt32(UInt16(bitPattern: sensor.events)))
-        if sensorSource == nil {
-            do throws(SDEventLoopError) {
-                sensorSource = try events.watch(fd, events: wanted, priority: .session) { [unowned self] _ in followSensor() }
-            } catch {
-                logger.error("\(error); the sensor is no longer followed")
-                return
-            }
-        }
-        if !wanted.isEmpty { sensorSource?.setEvents(wanted) }
-        sensorSource?.enable(!wanted.isEmpty)
-        sensorTimer?.arm(at: sensor.deadline(now: events.now()))
-    }
-
     /// The timers beside the loop whose descriptor has appeared since.
     private func watchTimers() {
         for (index, timer) in timers.enumerated() where timerSources[index] == nil {
@@ -414,12 +394,6 @@ private final class InputLoop: @unchecked Sendable {
                 logger.error("\(error)")
             }
         }
-    }
-
-    /// The sensor's bus was readable or its deadline passed: its news to the sink.
-    private func followSensor() {
-        guard let sensor else { return }
-        for (orientation, state) in sensor.process() { sink.sensorChanged(orientation, state: state) }
     }
 
     /// sd-event failed (it does only when the kernel refuses it memory or descriptors):

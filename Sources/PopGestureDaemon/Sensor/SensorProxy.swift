@@ -3,17 +3,19 @@ import Glibc
 import Logging
 import PopGestureBus
 import PopGestureCore
+import PopGestureEventLoop
 import PopGestureInput
 
-/// iio-sensor-proxy's accelerometer on the system bus, through libsystemd's sd-bus, as a
-/// file descriptor for the main loop: its `AccelerometerOrientation` becomes the rotation
-/// of the touchscreens while no shell reports one (``GestureEngine/reportSensor(_:at:)``).
+/// iio-sensor-proxy's accelerometer on the system bus, through libsystemd's sd-bus,
+/// attached to the main loop: its `AccelerometerOrientation` becomes the rotation of the
+/// touchscreens while no shell reports one (``GestureEngine/reportSensor(_:at:)``).
 /// The decisions are ``SensorFollower``'s; this class only talks D-Bus.
 ///
-/// Nothing blocks: the calls are asynchronous (`sd_bus_call_async`), the connection's
-/// descriptor sits in the loop's `poll`, and each round processes at most
-/// ``messagesPerRound`` messages. The calls never start the proxy (auto-start off): udev
-/// starts it where there is a sensor, as GNOME expects.
+/// Nothing blocks: the calls are asynchronous (`sd_bus_call_async`), and the connection
+/// is on the loop (`sd_bus_attach_event`, ``attach(to:priority:)``): sd-event waits for
+/// what sd-bus asks and for its timeouts, and each dispatch processes one message, with
+/// the devices looked at before every one. The calls never start the proxy (auto-start
+/// off): udev starts it where there is a sensor, as GNOME expects.
 ///
 /// Bounds, for what comes from the bus: strings are read up to ``maximumStringBytes``
 /// (an orientation longer than that is unknown, so undefined); a property dictionary is
@@ -29,27 +31,22 @@ public final class SensorProxy {
     public static let maximumStringBytes = 64
     /// The most entries read from one property dictionary: 64 (the proxy has 12 properties).
     public static let maximumProperties = 64
-    /// Messages processed per loop round: 32. More wait for the next round, which then
-    /// does not sleep; the devices are read again in between.
-    public static let messagesPerRound = 32
-
     private let bus: OpaquePointer
     private var slots: [OpaquePointer] = []
     private var follower = SensorFollower()
-    /// What the last ``process(now:)`` left to report.
+    /// What the messages processed since the last ``takeReports()`` have to report.
     private var reports: [(SensorOrientation?, String)] = []
-    /// The bus has messages queued that the last round did not process.
-    public private(set) var hasPendingWork = false
     private var lost = false
-    /// When the follower asked to try the claim again; nil when it did not.
-    private var retryAt: Timestamp?
+    /// The follower's retry of the claim, when it asked for one.
+    private var retryTimer: EventSource?
     /// Some reply or signal came: the bus took the connection.
     private var answered = false
     private let logger: Logger
     private var stateLog = ChangeLogLimit()
 
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket)
-    /// and subscribes to the proxy's signals; the follower starts in the first round.
+    /// and subscribes to the proxy's signals; the follower starts once the connection is
+    /// on a loop (``attach(to:priority:)``).
     public static func make(logger: Logger) -> Result<SensorProxy, SensorProxyError> {
         var bus: OpaquePointer?
         let result = sd_bus_open_system(&bus)
@@ -66,8 +63,20 @@ public final class SensorProxy {
             guard added >= 0, let slot else { return .failure(SensorProxyError("sd_bus_add_match_async", -added)) }
             proxy.slots.append(slot)
         }
-        proxy.handle(.started)
+        // sd-bus tells of a lost connection only with this local signal, once the loop runs it.
+        var filter: OpaquePointer?
+        let filtered = sd_bus_add_filter(bus, &filter, SensorProxy.onMessage, Unmanaged.passUnretained(proxy).toOpaque())
+        guard filtered >= 0, let filter else { return .failure(SensorProxyError("sd_bus_add_filter", -filtered)) }
+        proxy.slots.append(filter)
         return .success(proxy)
+    }
+
+    /// Puts the connection on `loop` and starts following the proxy. From then on the
+    /// loop runs it; ``takeReports()`` after every dispatch collects what it heard.
+    public func attach(to loop: SDEventLoop, priority: SDEventLoop.Priority) throws(SDEventLoopError) {
+        try loop.attach(bus: bus, priority: priority)
+        retryTimer = try loop.timer(priority: priority) { [unowned self] in handle(.retryDue) }
+        handle(.started)
     }
 
     private init(bus: OpaquePointer, logger: Logger) {
@@ -76,30 +85,10 @@ public final class SensorProxy {
     }
 
     deinit {
+        retryTimer?.cancel()
         for slot in slots { sd_bus_slot_unref(slot) }
+        sd_bus_detach_event(bus)
         sd_bus_flush_close_unref(bus)
-    }
-
-    /// The descriptor to poll; -1 once the connection is lost.
-    public var fileDescriptor: CInt { lost ? -1 : sd_bus_get_fd(bus) }
-
-    /// What to poll for (`sd_bus_get_events`: POLLIN, and POLLOUT while sending).
-    public var events: Int16 {
-        guard !lost else { return 0 }
-        let events = sd_bus_get_events(bus)
-        return events < 0 ? 0 : Int16(truncatingIfNeeded: events)
-    }
-
-    /// When sd-bus wants to be processed even if nothing is readable (a call's reply
-    /// timeout), as `CLOCK_MONOTONIC` microseconds; nil for never. `now` at once while
-    /// messages wait (``hasPendingWork``).
-    public func deadline(now: Timestamp) -> Timestamp? {
-        if lost { return nil }
-        if hasPendingWork { return now }
-        var usec: UInt64 = 0
-        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return retryAt }
-        let busDeadline = Timestamp(microseconds: Int64(clamping: usec))
-        return retryAt.map { min($0, busDeadline) } ?? busDeadline
     }
 
     /// Claims the accelerometer while `needed`, releases it when not
@@ -107,36 +96,28 @@ public final class SensorProxy {
     public func setNeeded(_ needed: Bool) {
         guard !lost, needed != follower.needed else { return }
         handle(.needed(needed))
-        hasPendingWork = hasPendingWork || !reports.isEmpty
     }
 
-    /// Processes what the bus has, at most ``messagesPerRound`` messages, and returns the
-    /// orientation changes to give the engine (orientation, and what `status` shows).
-    public func process() -> [(SensorOrientation?, String)] {
-        guard !lost else { return [] }
-        if let retryAt, retryAt <= MonotonicClock.now() {
-            self.retryAt = nil
-            handle(.retryDue)
-        }
-        // sd_bus_process returns > 0 while it may have more to do: past the budget,
-        // the next round polls with no wait (perhaps once for nothing).
-        hasPendingWork = false
-        for _ in 0..<Self.messagesPerRound {
-            let result = sd_bus_process(bus, nil)
-            if result < 0 {
-                // A bus that drops a connection before answering anything refused it: dbus-daemon
-                // does so to a uid it cannot resolve, as a dynamic one (systemd#22737).
-                let why = answered ? "" : Self.refusedHint
-                logger.warning("the system bus connection is lost (\(String(cString: strerror(-result))))\(why); the sensor is no longer followed")
-                lost = true
-                handle(.busLost)
-                break
-            }
-            hasPendingWork = result > 0
-            if !hasPendingWork { break }
-        }
+    /// Whether ``takeReports()`` has something: asked after every dispatch, so cheap.
+    public var hasReports: Bool { !reports.isEmpty }
+
+    /// The orientation changes heard since the last call, to give the engine
+    /// (orientation, and what `status` shows).
+    public func takeReports() -> [(SensorOrientation?, String)] {
         defer { reports.removeAll() }
         return reports
+    }
+
+    /// The connection is gone (sd-bus's `Disconnected`, after the pending calls' NoReply).
+    private func connectionLost() {
+        guard !lost else { return }
+        // A bus that drops a connection before answering anything refused it: dbus-daemon
+        // does so to a uid it cannot resolve, as a dynamic one (systemd#22737).
+        let why = answered ? "" : Self.refusedHint
+        logger.warning("the system bus connection is lost\(why); the sensor is no longer followed")
+        lost = true
+        retryTimer?.arm(at: nil)
+        handle(.busLost)
     }
 
     static let refusedHint = " before the bus answered anything: it refused this process, as dbus-daemon does a uid it"
@@ -161,7 +142,7 @@ public final class SensorProxy {
             case .claim(let generation):
                 call(Self.interface, "ClaimAccelerometer", argument: nil, generation: generation, handler: Self.onClaimed)
             case .retry(let delay):
-                retryAt = MonotonicClock.now() + delay
+                retryTimer?.arm(at: MonotonicClock.now() + delay)
                 logger.info("iio-sensor-proxy: claiming again in \(delay)")
             case .release:
                 call(Self.interface, "ReleaseAccelerometer", argument: nil, generation: follower.generation,
@@ -239,6 +220,13 @@ public final class SensorProxy {
         guard let message, let userdata else { return 0 }
         let call = Unmanaged<Call>.fromOpaque(userdata).takeRetainedValue()
         if let error = errorName(message) { call.proxy.logger.debug("iio-sensor-proxy: ReleaseAccelerometer failed: \(error)") }
+        return 0
+    }
+
+    private static let onMessage: sd_bus_message_handler_t = { message, userdata, _ in
+        guard let message, let userdata,
+              sd_bus_message_is_signal(message, "org.freedesktop.DBus.Local", "Disconnected") > 0 else { return 0 }
+        Unmanaged<SensorProxy>.fromOpaque(userdata).takeUnretainedValue().connectionLost()
         return 0
     }
 
