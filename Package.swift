@@ -201,7 +201,7 @@ let package = Package(
 
         .testTarget(name: "PopGestureCoreTests", dependencies: ["PopGestureCore", "PopGestureProtocol", "PopGestureSynthesis"]),
         .testTarget(name: "PopGestureProtocolTests", dependencies: ["PopGestureProtocol"]),
-        .testTarget(name: "PopGestureEventLoopTests", dependencies: ["PopGestureEventLoop", "PopGestureCore"]),
+        .testTarget(name: "PopGestureEventLoopTests", dependencies: ["PopGestureEventLoop", "PopGestureCore", "PopGestureInput"]),
         .testTarget(
             name: "PopGestureInputTests",
             dependencies: ["PopGestureInput", "PopGestureCore", "PopGestureProtocol", "PopGestureSynthesis", "CEvdev"]),

@@ -82,7 +82,7 @@ public final class SDEventLoop: @unchecked Sendable {
         let source = EventSource(.plain(handler))
         var raw: OpaquePointer?
         let result = sd_event_add_time(
-            event, &raw, CLOCK_MONOTONIC, UInt64.max, 0,
+            event, &raw, CLOCK_MONOTONIC, UInt64.max, 1,  // accuracy 1 µs: 0 would let sd-event fire up to 250 ms late
             { _, _, userdata in
                 EventSource.from(userdata).fire(revents: 0)
                 return 0

@@ -44,6 +44,8 @@ public final class SocketServer: @unchecked Sendable {
         let fd: CInt
         /// Its descriptor on the loop; cancelled before `fd` is closed.
         var source: EventSource?
+        /// What `source` waits for (``SocketServer/updateInterest(_:)``); it starts reading.
+        var interest: IOEvents = .readable
         /// Bytes read and not yet framed into lines.
         var input = ByteBuffer()
         var framer: LineFramer
@@ -302,15 +304,18 @@ public final class SocketServer: @unchecked Sendable {
     /// read and its buffer holds none left over, `EPOLLOUT` while its output waits; off
     /// when neither, so that a hang-up cannot spin the loop while its output is held.
     private func updateInterest(_ id: ClientID) {
-        guard let client = clients[id], let source = client.source else { return }
-        let mayReceive = client.mayReceive(limits)
-        if client.hasUnhandledInput && mayReceive && !waiting.contains(id) {
+        // In place: a copy of the client would retain its buffers; after every flush.
+        guard let index = clients.index(forKey: id) else { return }
+        let mayReceive = clients.values[index].mayReceive(limits)
+        let hasUnhandledInput = clients.values[index].hasUnhandledInput
+        if hasUnhandledInput && mayReceive && !waiting.contains(id) {
             waiting.append(id)
             leftovers?.enable(true)
         }
-        let reading = !client.hasUnhandledInput && mayReceive
-        var events: IOEvents = reading ? .readable : []
-        if client.output != nil { events.insert(.writable) }
+        var events: IOEvents = !hasUnhandledInput && mayReceive ? .readable : []
+        if clients.values[index].output != nil { events.insert(.writable) }
+        guard events != clients.values[index].interest, let source = clients.values[index].source else { return }
+        clients.values[index].interest = events
         if !events.isEmpty { source.setEvents(events) }
         source.enable(!events.isEmpty)
     }

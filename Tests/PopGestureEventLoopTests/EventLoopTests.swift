@@ -1,6 +1,7 @@
 import Glibc
 import PopGestureCore
 import PopGestureEventLoop
+import PopGestureInput  // MonotonicClock: the clock itself
 import Testing
 
 /// The sd-event wrapper on real descriptors: the order sources are dispatched in, and
@@ -88,5 +89,10 @@ import Testing
         timer.arm(at: nil)
         #expect(try !loop.runOnce(timeout: .milliseconds(5)))
         #expect(fired == 1)
+        // Precise, not sd-event's default accuracy (250 ms late at worst, coalesced).
+        timer.arm(at: MonotonicClock.now() + .milliseconds(2))
+        #expect(try loop.runOnce(timeout: .milliseconds(150)), "fired within 150 ms of a 2 ms deadline")
+        #expect(fired == 2)
     }
 }
+
