@@ -51,8 +51,8 @@ public struct ServerLimits: Sendable, Hashable {
 
     // MARK: Per turn
 
-    /// A client's turn is one dispatch of its source on the loop; the devices are looked
-    /// at again before every one (docs/RELIABILITY.md, "Touch first").
+    // A client's turn is one dispatch of its source on the loop; the devices are looked
+    // at again before every one (docs/RELIABILITY.md, "Touch first").
 
     /// Request lines handled for one client per turn. Default 8: a client waiting for
     /// its replies sends one or two; one that pipelines waits for its next turn, after

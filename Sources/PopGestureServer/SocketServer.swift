@@ -304,18 +304,17 @@ public final class SocketServer: @unchecked Sendable {
     /// read and its buffer holds none left over, `EPOLLOUT` while its output waits; off
     /// when neither, so that a hang-up cannot spin the loop while its output is held.
     private func updateInterest(_ id: ClientID) {
-        // In place: a copy of the client would retain its buffers; after every flush.
-        guard let index = clients.index(forKey: id) else { return }
-        let mayReceive = clients.values[index].mayReceive(limits)
-        let hasUnhandledInput = clients.values[index].hasUnhandledInput
-        if hasUnhandledInput && mayReceive && !waiting.contains(id) {
+        guard let client = clients[id], let source = client.source else { return }
+        let mayReceive = client.mayReceive(limits)
+        if client.hasUnhandledInput && mayReceive && !waiting.contains(id) {
             waiting.append(id)
             leftovers?.enable(true)
         }
-        var events: IOEvents = !hasUnhandledInput && mayReceive ? .readable : []
-        if clients.values[index].output != nil { events.insert(.writable) }
-        guard events != clients.values[index].interest, let source = clients.values[index].source else { return }
-        clients.values[index].interest = events
+        var events: IOEvents = !client.hasUnhandledInput && mayReceive ? .readable : []
+        if client.output != nil { events.insert(.writable) }
+        // sd-event only when it changes, which a client that takes its lines at once never does.
+        guard events != client.interest else { return }
+        clients[id]?.interest = events
         if !events.isEmpty { source.setEvents(events) }
         source.enable(!events.isEmpty)
     }
