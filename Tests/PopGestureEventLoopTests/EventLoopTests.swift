@@ -37,6 +37,23 @@ import Testing
         #expect(order.last == "client")
     }
 
+    @Test("a device that stays ready past its rate limit lets a lower source run")
+    func rateLimitBoundsAReadySource() throws {
+        let loop = try SDEventLoop()
+        let flood = try ReadablePipe(), watchdog = try ReadablePipe()
+        var turns = (flood: 0, watchdog: 0)
+        let floodSource = try loop.watch(flood.readEnd, priority: .devices) { _ in turns.flood += 1 }
+        let watchdogSource = try loop.watch(watchdog.readEnd, priority: .session) { _ in turns.watchdog += 1 }
+        defer { floodSource.cancel(); watchdogSource.cancel() }
+        floodSource.limitRate(interval: .seconds(10), burst: 5)
+        for _ in 0..<5 { try loop.runOnce(timeout: .zero) }
+        #expect(turns == (5, 0), "its five turns of the interval first: it comes before")
+        // The sixth dispatch finds it over its limit (sd-event turns it off then).
+        for _ in 0..<4 { try loop.runOnce(timeout: .zero) }
+        #expect(turns.flood == 5, "no more in this interval")
+        #expect(turns.watchdog >= 2, "the source below it runs")
+    }
+
     @Test("a while-on source that stays on takes turns with a ready descriptor of its priority")
     func whileOnTakesTurns() throws {
         let loop = try SDEventLoop()

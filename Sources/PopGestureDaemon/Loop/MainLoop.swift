@@ -197,6 +197,13 @@ private final class InputLoop: @unchecked Sendable {
         var source: EventSource?
     }
 
+    /// Reads of one device a second at most: 4,000, four times a 1 kHz touchscreen's
+    /// frames (each read takes every frame waiting, up to
+    /// ``EvdevDevice/maximumEventsPerRead`` events). The devices come before everything
+    /// else, so a device that writes without pause would otherwise starve the rest, the
+    /// watchdog included; past it, sd-event turns its source off until the second ends.
+    static let deviceReadsPerSecond = 4_000
+
     private let monitor: UdevInputMonitor
     private var configuration: Configuration
     private let sink: any InputSink
@@ -303,6 +310,7 @@ private final class InputLoop: @unchecked Sendable {
             eventPipeSource = try? events.watch(eventPipe.fileDescriptor, priority: .devices) { [unowned self] _ in
                 readEventPipe()
             }
+            eventPipeSource?.limitRate(interval: .seconds(1), burst: Self.deviceReadsPerSecond)
             logger.info("\(eventPipe.path): reading input_event records as a touchscreen (device \(key))")
         } catch {
             logger.error("\(eventPipe.path): not used: \(error.message)")
@@ -666,6 +674,7 @@ private final class InputLoop: @unchecked Sendable {
         let source: EventSource
         do throws(SDEventLoopError) {
             source = try events.watch(device.fileDescriptor, priority: .devices) { [unowned self] _ in read(key) }
+            source.limitRate(interval: .seconds(1), burst: Self.deviceReadsPerSecond)
         } catch {
             logger.error("\(info.devnode) \(quoted(description.name)): cannot be read: \(error)")
             grab?.release(device, at: MonotonicClock.now())
