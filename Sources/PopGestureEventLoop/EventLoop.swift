@@ -49,14 +49,11 @@ public final class SDEventLoop: @unchecked Sendable {
 
     /// The time the current iteration woke up, on `CLOCK_MONOTONIC` (the evdev events'
     /// clock): read once an iteration by sd-event, not once a call. Before the first
-    /// iteration, the clock itself.
+    /// iteration, sd-event reads the clock itself.
     public func now() -> Timestamp {
         var microseconds: UInt64 = 0
-        guard sd_event_now(event, CLOCK_MONOTONIC, &microseconds) >= 0 else {
-            var time = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &time)
-            return Timestamp(seconds: Int64(time.tv_sec), microseconds: Int64(time.tv_nsec / 1000))
-        }
+        // Fails only for a clock sd-event does not know; CLOCK_MONOTONIC it always does.
+        _ = sd_event_now(event, CLOCK_MONOTONIC, &microseconds)
         return Timestamp(microseconds: Int64(clamping: microseconds))
     }
 
@@ -147,14 +144,6 @@ public final class SDEventLoop: @unchecked Sendable {
         for hook in hooks { hook.body() }
         return true
     }
-
-    /// Dispatches whatever is pending now, without waiting; returns how many sources ran.
-    @discardableResult
-    public func runPending(atMost limit: Int = 1000) throws(SDEventLoopError) -> Int {
-        var dispatched = 0
-        while dispatched < limit, try runOnce(timeout: .zero) { dispatched += 1 }
-        return dispatched
-    }
 }
 
 /// What a descriptor is ready for, or waited for (`EPOLLIN`, `EPOLLOUT`…).
@@ -169,7 +158,7 @@ public struct IOEvents: OptionSet, Sendable {
     public static let error = IOEvents(rawValue: UInt32(EPOLLERR.rawValue))
 }
 
-/// One source of an ``SDEventLoop``: a descriptor, a deadline, a post or deferred source.
+/// One source of an ``SDEventLoop``: a descriptor, a deadline, or a while-on source.
 /// It is removed from the loop when the object goes away (or at ``cancel()``).
 public final class EventSource {
     enum Handler {

@@ -44,8 +44,6 @@ public final class SocketServer: @unchecked Sendable {
         let fd: CInt
         /// Its descriptor on the loop; cancelled before `fd` is closed.
         var source: EventSource?
-        /// What `source` waits for (``SocketServer/updateInterest(_:)``); it starts reading.
-        var interest: IOEvents = .readable
         /// Bytes read and not yet framed into lines.
         var input = ByteBuffer()
         var framer: LineFramer
@@ -312,9 +310,7 @@ public final class SocketServer: @unchecked Sendable {
         }
         var events: IOEvents = !client.hasUnhandledInput && mayReceive ? .readable : []
         if client.output != nil { events.insert(.writable) }
-        // sd-event only when it changes, which a client that takes its lines at once never does.
-        guard events != client.interest else { return }
-        clients[id]?.interest = events
+        // Unchanged, these cost no system call: sd-event and EventSource compare first.
         if !events.isEmpty { source.setEvents(events) }
         source.enable(!events.isEmpty)
     }

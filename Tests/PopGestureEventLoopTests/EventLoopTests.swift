@@ -97,6 +97,8 @@ import Testing
         var fired = 0
         let timer = try loop.timer(priority: .deadlines) { fired += 1 }
         defer { timer.cancel() }
+        // Before the first iteration the loop's time is the clock's, not zero.
+        #expect(abs(loop.now() - MonotonicClock.now()) < 1_000_000, "within a second (microseconds)")
         #expect(try !loop.runOnce(timeout: .milliseconds(5)), "created disarmed")
         timer.arm(at: loop.now())
         #expect(try loop.runOnce(timeout: .milliseconds(100)))

@@ -133,7 +133,6 @@ public final class MainLoop: Sendable {
     ) throws(InputError) {
         let monitor = try UdevInputMonitor()
         let mailbox = try LoopMailbox()
-        
         let timerFD = try LoopDescriptors.timerDescriptor(watchdogInterval)
         let signalFD: CInt?
         do {
