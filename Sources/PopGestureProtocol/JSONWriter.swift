@@ -52,6 +52,20 @@ public struct JSONWriter {
         needsComma = false
     }
 
+    /// A key spelled in the source, copied as it is: it must need no escape (no `"`, `\\`
+    /// or control character), which debug builds check. The events' keys, on every frame.
+    public mutating func key(literal key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { utf8 in
+            assert(!utf8.contains(where: Self.needsEscape), "a literal key that needs an escape")
+            bytes.append(contentsOf: utf8)
+        }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
     // MARK: - Values
 
     public mutating func null() {
@@ -117,20 +131,28 @@ public struct JSONWriter {
 
     private mutating func quote(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { utf8 in
-            // Runs that need no escape are copied whole; UTF-8's multi-byte sequences
-            // are all ≥ 0x80, so they are such runs too.
-            var start = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                escape(byte)
-                start = index + 1
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        // A native string (every one the daemon makes) is read in place, without a copy.
+        if value.utf8.withContiguousStorageIfAvailable({ copyEscaping($0) }) == nil {
+            var value = value
+            value.withUTF8 { copyEscaping($0) }
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    /// Runs that need no escape are copied whole; UTF-8's multi-byte sequences are all
+    /// ≥ 0x80, so they are such runs too.
+    private mutating func copyEscaping(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var start = 0
+        for (index, byte) in utf8.enumerated() where Self.needsEscape(byte) {
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+            escape(byte)
+            start = index + 1
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+    }
+
+    /// `"`, `\\` and the control characters; every other byte is copied as it is.
+    private static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
 
     private mutating func escape(_ byte: UInt8) {
         bytes.append(UInt8(ascii: "\\"))

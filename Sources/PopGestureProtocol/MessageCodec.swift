@@ -159,11 +159,11 @@ public enum MessageCodec {
     /// Appends the line for an event, without its newline, to `writer`: member by
     /// member, no `JSONValue` in between, since one goes out on every frame of a swipe.
     public static func write(_ event: ServerEvent, to writer: inout JSONWriter) {
-        func member(_ key: String, _ value: String) {
-            writer.key(key)
+        func member(_ key: StaticString, _ value: String) {
+            writer.key(literal: key)
             writer.string(value)
         }
-        func member(_ key: String, _ value: String?) {
+        func member(_ key: StaticString, _ value: String?) {
             if let value { member(key, value) }
         }
         writer.beginObject()
@@ -172,7 +172,7 @@ public enum MessageCodec {
         case .popBegan(let navigator, let page, let progress, _), .popProgress(let navigator, let page, let progress, _):
             member("navigator", navigator)
             member("page", page)
-            writer.key("progress")
+            writer.key(literal: "progress")
             writer.thousandths(progress)
         case .popFinished(let navigator, let page, let reason, _):
             member("navigator", navigator)
@@ -189,19 +189,19 @@ public enum MessageCodec {
         case .bar(let navigator, let page, let hidden):
             member("navigator", navigator)
             member("page", page)
-            writer.key("hidden")
+            writer.key(literal: "hidden")
             writer.bool(hidden)
         case .rejected(let reason, let device, _):
             member("reason", reason.rawValue)
-            writer.key("device")
+            writer.key(literal: "device")
             writer.integer(device)
         case .inputBegan(let app, _):
             member("app", app)
         case .inputProgress(let app, let progress, let commit, _):
             member("app", app)
-            writer.key("progress")
+            writer.key(literal: "progress")
             writer.thousandths(progress)
-            writer.key("commit")
+            writer.key(literal: "commit")
             writer.thousandths(commit)
         case .inputCancelled(let app, let reason, _):
             member("app", app)
@@ -214,13 +214,13 @@ public enum MessageCodec {
             member("source", source)
             member("app", app)
             if let pid {
-                writer.key("pid")
+                writer.key(literal: "pid")
                 writer.integer(pid)
             }
             member("navigator", navigator)
         case .screenChanged(let screen):
             if let rotation = screen.rotation {
-                writer.key("rotation")
+                writer.key(literal: "rotation")
                 writer.integer(rotation)
             }
             member("rotationSource", screen.rotationSource)
@@ -233,7 +233,7 @@ public enum MessageCodec {
             break
         }
         if let time = event.timeMicroseconds {
-            writer.key("time_us")
+            writer.key(literal: "time_us")
             writer.integer(time)
         }
         writer.endObject()

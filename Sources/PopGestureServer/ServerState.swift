@@ -85,6 +85,20 @@ public struct ServerState {
         /// as soon as they are queued, less what the kernel took.
         public internal(set) var unsentBytes = 0
 
+        /// Notes when its input first stopped inside a line; false when it already had.
+        mutating func markLineUnfinished(at time: Timestamp) -> Bool {
+            guard unfinishedLineSince == nil else { return false }
+            unfinishedLineSince = time
+            return true
+        }
+
+        /// Its line ended; false when none was unfinished.
+        mutating func markLineEnded() -> Bool {
+            guard unfinishedLineSince != nil else { return false }
+            unfinishedLineSince = nil
+            return true
+        }
+
         /// How the log names this client: `client 3 (pid 123)`.
         var logName: String { credentials.map { "\(id) (pid \($0.pid))" } ?? "\(id)" }
     }
@@ -108,6 +122,10 @@ public struct ServerState {
     public let unlimitedUsers: Set<UInt32>
     /// Clients that said `hello` (the rest of ``clients`` have not yet).
     public private(set) var greetedCount = 0
+    /// Changes whenever ``nextDeadline`` may have: a client came or went, said `hello`, or
+    /// began or ended an unfinished line. The I/O layer asks for the deadline only then,
+    /// not after every frame (it walks every client).
+    public private(set) var deadlineRevision: UInt64 = 0
     /// Subscribed clients, ascending, so lines go out in a stable order.
     private var observers: [ClientID] = []
     private var nextClient: UInt64 = 1
@@ -163,6 +181,7 @@ public struct ServerState {
         }
         let seat = seatOf(credentials)
         clients[id] = Client(id: id, name: nil, credentials: credentials, seat: seat, connectedAt: time)
+        deadlineRevision &+= 1
         clients[id]?.paused = waiting != nil
         logger.info("\(id) connected (\(who), \(seat))\(waiting.map { ", paused: \($0)" } ?? "")")
         return (id, [])
@@ -226,7 +245,7 @@ public struct ServerState {
             logger.debug("a line from \(client), which is closed; dropped")
             return []
         }
-        clients[client]?.unfinishedLineSince = nil
+        lineEnded(from: client)
         if line.allSatisfy(Self.isWhitespace) { return [] }  // a stray Enter in socat
         var actions: [ServerAction] = []
         do {
@@ -243,6 +262,7 @@ public struct ServerState {
         var actions: [ServerAction] = []
         switch output {
         case .event(let event, let seat):
+            actions.reserveCapacity(1 + observers.count)  // one allocation, not one per growth
             route(event, seat: seat, into: &actions)
         case .reply(let client, let reply, let id):
             guard clients[client] != nil else {
@@ -269,13 +289,13 @@ public struct ServerState {
     /// of the first time this was said for the line. A complete line, or the end of a
     /// discarded over-long one (``lineEnded(from:)``), clears it.
     public mutating func lineUnfinished(from client: ClientID, at time: Timestamp) {
-        guard clients[client] != nil, clients[client]?.unfinishedLineSince == nil else { return }
-        clients[client]?.unfinishedLineSince = time
+        // In place (optional chaining modifies the entry; reading it would copy it).
+        if clients[client]?.markLineUnfinished(at: time) == true { deadlineRevision &+= 1 }
     }
 
     /// A line ended without being handed over: the `\n` of a discarded over-long line.
     public mutating func lineEnded(from client: ClientID) {
-        clients[client]?.unfinishedLineSince = nil
+        if clients[client]?.markLineEnded() == true { deadlineRevision &+= 1 }
     }
 
     /// How much the client has not taken yet, as the I/O layer counts it: said each time
@@ -390,6 +410,7 @@ public struct ServerState {
         _ client: ClientID, logging what: String, at time: Timestamp, into actions: inout [ServerAction]
     ) {
         guard let entry = clients.removeValue(forKey: client) else { return }
+        deadlineRevision &+= 1
         totalUnsentBytes -= entry.unsentBytes
         if entry.greeted { greetedCount -= 1 }
         observers.removeAll { $0 == client }
@@ -573,6 +594,7 @@ public struct ServerState {
             if !entry.greeted {
                 clients[client]?.greeted = true
                 greetedCount += 1
+                deadlineRevision &+= 1
                 clients[client]?.app = app
                 let holdsShell = role == .shell && !entry.paused
                 if role == .shell {
@@ -665,8 +687,9 @@ public struct ServerState {
     private mutating func route(_ event: EngineEvent, seat: Seat, into actions: inout [ServerAction]) {
         // A paused owner hears only that a pop over its page was cancelled (at its pause),
         // so that its page goes back; nothing else of the seat.
+        // Read by index: measured cheaper than a copy of each entry (BENCHMARKS.md, issue 30).
         let owner = event.owner.flatMap { id in
-            clients[id].map { !$0.paused || Self.putsBack(event) } == true ? id : nil
+            clients.index(forKey: id).flatMap { !clients.values[$0].paused || Self.putsBack(event) ? id : nil }
         }
         guard owner != nil || !observers.isEmpty else { return }
         lineWriter.removeAll()
@@ -674,7 +697,8 @@ public struct ServerState {
         let line = OutgoingLine(lineWriter)
         if let owner { actions.append(.send(owner, line: line)) }
         for observer in observers where observer != owner {
-            guard let entry = clients[observer], !entry.paused, maySee(seat: seat, by: entry) else { continue }
+            guard let index = clients.index(forKey: observer), !clients.values[index].paused,
+                  maySee(seat: seat, by: clients.values[index]) else { continue }
             actions.append(.send(observer, line: line))
         }
     }

@@ -40,7 +40,10 @@ import SystemPackage
 /// `ServerThread`); `@unchecked Sendable` only so that it can be created on another
 /// thread first.
 public final class SocketServer: @unchecked Sendable {
-    struct Client {
+    /// A connection's I/O state: a class, so that a look-up reads and changes it in place
+    /// (a struct in the table was copied at each read, its buffers retained and released).
+    final class Client {
+        let id: ClientID
         let fd: CInt
         /// Its descriptor on the loop; cancelled before `fd` is closed.
         var source: EventSource?
@@ -52,6 +55,16 @@ public final class SocketServer: @unchecked Sendable {
         var dirty = false
         /// `input` may hold lines that a turn's budget left for the next.
         var hasUnhandledInput = false
+        /// What the state last heard of its unsent bytes (``ServerState/outputBacklog(of:unsentBytes:at:)``).
+        var reportedUnsentBytes = 0
+        /// Out of the table (dropped or closed); its descriptor is closed.
+        var isClosed = false
+
+        init(id: ClientID, fd: CInt, framer: LineFramer) {
+            self.id = id
+            self.fd = fd
+            self.framer = framer
+        }
 
         /// Whether its requests may be read now (``ServerState/mayReceive(unsentBytes:limits:)``
         /// on the bytes it has not taken, which the state's count follows).
@@ -60,7 +73,7 @@ public final class SocketServer: @unchecked Sendable {
         }
 
         /// Appends `bytes` to what waits for the kernel; returns how much waits now.
-        mutating func queue(_ bytes: ByteBuffer) -> Int {
+        func queue(_ bytes: ByteBuffer) -> Int {
             if output == nil {
                 output = bytes
             } else {
@@ -70,7 +83,7 @@ public final class SocketServer: @unchecked Sendable {
         }
 
         /// Marks it for the round's flush; false when it already was.
-        mutating func markDirty() -> Bool {
+        func markDirty() -> Bool {
             guard !dirty else { return false }
             dirty = true
             return true
@@ -104,7 +117,8 @@ public final class SocketServer: @unchecked Sendable {
     private var state: ServerState
     public private(set) var host: EngineHost
     private var clients: [ClientID: Client] = [:]
-    private var dirty: [ClientID] = []
+    /// The clients written to since the last flush, held so that the flush looks none up.
+    private var dirty: [Client] = []
     /// Clients whose buffer holds lines a turn left, and that may be read: no descriptor
     /// reports them, so the ``leftovers`` source serves them.
     private var waiting: [ClientID] = []
@@ -115,6 +129,8 @@ public final class SocketServer: @unchecked Sendable {
     private var flushHook: DispatchHook?
     /// The state's next deadline (a `hello` or a line falling due).
     private var deadlineSource: EventSource?
+    /// The ``ServerState/deadlineRevision`` `deadlineSource` was armed for; nil when off.
+    private var armedDeadline: UInt64?
     /// The end of an accept pause.
     private var acceptPauseSource: EventSource?
     /// Serves ``waiting``; on only while it holds a client.
@@ -256,7 +272,10 @@ public final class SocketServer: @unchecked Sendable {
             acceptAll(until: start + limits.clientTimePerRound / 2)
         }
         flushHook = loop.afterEachDispatch { [unowned self] in flush() }
-        deadlineSource = try loop.timer(priority: .clients) { [unowned self] in run(state.tick(at: clock())) }
+        deadlineSource = try loop.timer(priority: .clients) { [unowned self] in
+            armedDeadline = nil  // fired, so off: the flush arms it again
+            run(state.tick(at: clock()))
+        }
         acceptPauseSource = try loop.timer(priority: .clients) { [unowned self] in listenerSource?.enable(true) }
         leftovers = try loop.whileOn(priority: .clients) { [unowned self] in serveWaiting() }
     }
@@ -302,7 +321,13 @@ public final class SocketServer: @unchecked Sendable {
     /// read and its buffer holds none left over, `EPOLLOUT` while its output waits; off
     /// when neither, so that a hang-up cannot spin the loop while its output is held.
     private func updateInterest(_ id: ClientID) {
-        guard let client = clients[id], let source = client.source else { return }
+        guard let client = clients[id] else { return }
+        updateInterest(of: client)
+    }
+
+    private func updateInterest(of client: Client) {
+        guard let source = client.source else { return }
+        let id = client.id
         let mayReceive = client.mayReceive(limits)
         if client.hasUnhandledInput && mayReceive && !waiting.contains(id) {
             waiting.append(id)
@@ -325,40 +350,48 @@ public final class SocketServer: @unchecked Sendable {
     /// Runs after every dispatch of the loop by itself; call it only where nothing
     /// dispatched (a job run on a `ServerThread`).
     public func flush() {
-        for id in dirty {
-            guard let index = clients.index(forKey: id), clients.values[index].dirty else { continue }
-            clients.values[index].dirty = false
+        for client in dirty where !client.isClosed && client.dirty {
+            client.dirty = false
             // Taken out, so that the buffer is its storage's only reference while it shrinks.
-            if var output = clients.values[index].output.take() {
-                guard Self.send(&output, to: clients.values[index].fd) else {
-                    drop(id)
+            if var output = client.output.take() {
+                guard Self.send(&output, to: client.fd) else {
+                    drop(client.id)
                     continue
                 }
                 if output.readableBytes != 0 {
                     // The sent bytes leave the buffer: what it holds is what is unsent, so
                     // the limit on unsent bytes bounds its memory too.
                     output.discardReadBytes()
-                    clients.values[index].output = output
+                    client.output = output
                 }
             }
         }
-        syncBacklogs()
-        for id in dirty { updateInterest(id) }
+        // The backlogs, and what each descriptor waits for now.
+        queuedSinceSync = 0
+        for client in dirty where !client.isClosed {
+            reportBacklog(client)
+            if !client.isClosed { updateInterest(of: client) }
+        }
         dirty.removeAll(keepingCapacity: true)
-        deadlineSource?.arm(at: nextStateDeadline())
+        if armedDeadline != state.deadlineRevision {
+            armedDeadline = state.deadlineRevision
+            deadlineSource?.arm(at: nextStateDeadline())
+        }
     }
 
     /// Tells the state what each client written to this round has not taken yet, so that
     /// its counts are exact again; it disconnects whoever is past a limit.
     private func syncBacklogs() {
         queuedSinceSync = 0
-        for id in dirty {
-            guard let index = clients.index(forKey: id) else { continue }
-            let unsent = clients.values[index].output?.readableBytes ?? 0
-            if state.clients[id]?.unsentBytes != unsent {
-                run(state.outputBacklog(of: id, unsentBytes: unsent, at: clock()))
-            }
-        }
+        for client in dirty where !client.isClosed { reportBacklog(client) }
+    }
+
+    /// Tells the state the client's unsent bytes when they changed since it last heard.
+    private func reportBacklog(_ client: Client) {
+        let unsent = client.output?.readableBytes ?? 0
+        guard unsent != client.reportedUnsentBytes else { return }
+        client.reportedUnsentBytes = unsent
+        run(state.outputBacklog(of: client.id, unsentBytes: unsent, at: clock()))
     }
 
     /// One non-blocking `send(2)` of `output`, whose reader index moves past what the
@@ -453,7 +486,7 @@ public final class SocketServer: @unchecked Sendable {
             let credentials = PeerCredentials.read(fd)
             if credentials == nil { logger.warning("SO_PEERCRED failed (errno \(errno)); the client is served without credentials") }
             let (id, actions) = state.clientConnected(credentials: credentials, at: clock())
-            var client = Client(fd: fd, framer: LineFramer(maximumLineLength: maximumLineLength))
+            let client = Client(id: id, fd: fd, framer: LineFramer(maximumLineLength: maximumLineLength))
             do throws(SDEventLoopError) {
                 client.source = try loop.watch(fd, priority: .clients) { [unowned self] events in
                     clientReady(id, events: events)
@@ -474,28 +507,30 @@ public final class SocketServer: @unchecked Sendable {
     /// is left waits for the next round.
     @discardableResult
     private func serve(_ id: ClientID, lines budget: Int, until deadline: Timestamp) -> Int {
+        guard let client = clients[id] else { return 0 }
         var handled = 0, bytesRead = 0
-        clients[id]?.hasUnhandledInput = false
-        while clients[id] != nil {
-            guard handled < budget, handled == 0 || turnClock() < deadline, clients[id]!.mayReceive(limits) else {
-                clients[id]!.hasUnhandledInput = clients[id]!.input.readableBytes > 0
+        client.hasUnhandledInput = false
+        // A request may close the connection: `isClosed` says so, without a look-up.
+        while !client.isClosed {
+            guard handled < budget, handled == 0 || turnClock() < deadline, client.mayReceive(limits) else {
+                client.hasUnhandledInput = client.input.readableBytes > 0
                 return handled
             }
             // Taken out, so that it is the storage's only reference while framed.
             var input = noInput
-            swap(&input, &clients[id]!.input)
-            let frame = clients[id]!.framer.next(&input)
+            swap(&input, &client.input)
+            let frame = client.framer.next(&input)
             if frame == nil {
                 // The framed bytes leave the buffer: a client that keeps sending holds at
                 // most one unfinished line (the limit) and what one round's reads brought.
                 if input.readableBytes == 0 { input.clear() } else if input.readerIndex > 0 { input.discardReadBytes() }
             }
-            swap(&input, &clients[id]!.input)
+            swap(&input, &client.input)
             switch frame {
             case .none:
                 let room = limits.bytesPerClientPerRound - bytesRead
                 guard room > 0 else { return handled }  // the socket still holds the rest: EPOLLIN, next turn
-                guard let got = read(from: id, atMost: room) else { return handled }
+                guard let got = read(id, client, atMost: room) else { return handled }
                 bytesRead += got
             case .line(let line):
                 handled += 1
@@ -512,29 +547,29 @@ public final class SocketServer: @unchecked Sendable {
 
     /// One `read(2)` of at most `limit` bytes into the client's input. Nil when nothing
     /// came: the socket is drained (`EAGAIN`), or the connection ended and is dropped.
-    private func read(from id: ClientID, atMost limit: Int) -> Int? {
-        guard let fd = clients[id]?.fd else { return nil }
-        let got = readBuffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, limit)) }
+    private func read(_ id: ClientID, _ client: Client, atMost limit: Int) -> Int? {
+        let got = readBuffer.withUnsafeMutableBytes { Glibc.read(client.fd, $0.baseAddress, min($0.count, limit)) }
         if got < 0 && (errno == EAGAIN || errno == EINTR) { return nil }
         guard got > 0 else {
             drop(id)
             return nil
         }
-        clients[id]!.input.writeBytes(readBuffer[0..<got])
+        client.input.writeBytes(readBuffer[0..<got])
         return got
     }
 
     /// The connection is gone (end of file, an error): forget it, tell the state.
     private func drop(_ id: ClientID) {
         guard let client = clients.removeValue(forKey: id) else { return }
+        client.isClosed = true
         client.source?.cancel()
         close(client.fd)
         run(state.clientDisconnected(id, at: clock()))
     }
 
     private func markDirty(_ id: ClientID) {
-        guard let index = clients.index(forKey: id), clients.values[index].markDirty() else { return }
-        dirty.append(id)
+        guard let client = clients[id], client.markDirty() else { return }
+        dirty.append(client)
     }
 
     // MARK: - Carrying out actions
@@ -544,9 +579,9 @@ public final class SocketServer: @unchecked Sendable {
             switch action {
             case .send(let id, let line):
                 // One look-up: every line of every frame comes through here.
-                guard let index = clients.index(forKey: id) else { continue }
-                let unsent = clients.values[index].queue(line.bytes)
-                if clients.values[index].markDirty() { dirty.append(id) }
+                guard let client = clients[id] else { continue }
+                let unsent = client.queue(line.bytes)
+                if client.markDirty() { dirty.append(client) }
                 // Counted as it is queued: a limit passed closes the client now, not at the flush.
                 queuedSinceSync += line.count
                 if unsent > limits.maximumUnsentBytesPerClient
@@ -556,6 +591,7 @@ public final class SocketServer: @unchecked Sendable {
                 }
             case .close(let id, _):
                 guard let client = clients.removeValue(forKey: id) else { continue }
+                client.isClosed = true
                 // What was decided before the close (the error line that says why), if the kernel takes it.
                 if var output = client.output { _ = Self.send(&output, to: client.fd) }
                 client.source?.cancel()

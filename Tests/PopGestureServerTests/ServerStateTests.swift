@@ -819,6 +819,35 @@ struct ServerStateTests {
         #expect(h.state.clients.keys.sorted() == [b])
     }
 
+    @Test("the deadline's revision moves with what moves a deadline, and not with a swipe")
+    func deadlineRevision() throws {
+        var h = Harness()
+        var seen = h.state.deadlineRevision
+        func moved(_ state: ServerState) -> Bool {
+            defer { seen = state.deadlineRevision }
+            return state.deadlineRevision != seen
+        }
+        let a = h.connect(greeted: false)
+        #expect(moved(h.state), "a connection: its hello is due")
+        _ = h.send(#"{"type":"hello","version":1}"#, from: a)
+        #expect(moved(h.state), "hello: nothing is due now")
+        _ = h.send(#"{"type":"create","navigator":"main","pages":[{"id":"root"},{"id":"detail"}]}"#, from: a)
+        #expect(!moved(h.state), "a complete line, none unfinished before it")
+        h.state.lineUnfinished(from: a, at: h.time)
+        #expect(moved(h.state), "the input stopped inside a line")
+        h.state.lineUnfinished(from: a, at: h.time + .seconds(1))
+        #expect(!moved(h.state), "more of the same line: the same deadline")
+        h.state.lineEnded(from: a)
+        #expect(moved(h.state), "the line ended")
+        try h.addTouchscreen()
+        let actions = h.play(Fixtures.backSwipe())
+        #expect(actions.types(to: a).contains("back"))
+        #expect(!moved(h.state), "a swipe routed to the owner")
+        _ = h.clientDisconnected(a, at: h.time)
+        #expect(moved(h.state), "the client left")
+        #expect(h.state.nextDeadline == nil)
+    }
+
     // MARK: - Bounded replies and logs
 
     /// 256 bytes that each become 6 when escaped (`\u0001`): the longest encoding of an
