@@ -19,12 +19,15 @@ public struct OutgoingLine: Sendable, Hashable, CustomStringConvertible, Express
 
     /// The JSON `writer` holds, and a newline.
     public init(_ writer: JSONWriter) {
-        var bytes = ByteBuffer()
-        bytes.reserveCapacity(writer.bytes.count + 1)
-        bytes.writeBytes(writer.bytes)
-        bytes.writeInteger(UInt8(ascii: "\n"))
+        // Allocated at its size at once (an empty buffer's reserveCapacity reallocates),
+        // and two copies: one line of every frame comes through here.
+        var bytes = Self.allocator.buffer(capacity: writer.bytes.count + 1)
+        writer.bytes.withUnsafeBytes { _ = bytes.writeBytes($0) }
+        bytes.writeStaticString("\n")
         self.bytes = bytes
     }
+
+    private static let allocator = ByteBufferAllocator()
 
     /// The line for a reply.
     public static func encoding(_ reply: ServerReply, id: RequestID?) -> OutgoingLine {
