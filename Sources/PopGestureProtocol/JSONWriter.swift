@@ -4,25 +4,43 @@
 /// The one writer of the protocol's lines. Events are written member by member, with no
 /// `JSONValue` tree in between (they go out on every frame of a swipe); replies and
 /// requests write their tree through ``JSONValue/write(to:)``. Append to a writer whose
-/// `bytes` kept their capacity, and a line costs no allocation.
+/// storage kept its capacity (``removeAll()``), and a line costs no allocation.
+///
+/// Its bytes live in a buffer of its own, written through a pointer: one capacity check
+/// a member, not one a byte as an `Array`'s appends make (issue 30's profile).
 public struct JSONWriter {
-    /// What was written so far.
-    public private(set) var bytes: [UInt8]
+    private var storage: Storage
     /// Whether the value being written next is not the first of its object or array.
     private var needsComma = false
 
     public init(bytes: [UInt8] = []) {
-        self.bytes = bytes
+        storage = Storage(capacity: max(bytes.count, Storage.minimumCapacity))
+        bytes.withUnsafeBufferPointer { append($0) }
     }
+
+    /// What was written so far (a copy).
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// Calls `body` with what was written so far, in place.
+    public func withUnsafeBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try body(UnsafeBufferPointer(start: storage.base, count: storage.count))
+    }
+
+    /// How many bytes were written.
+    public var count: Int { storage.count }
 
     /// Starts over, keeping the storage: the next line allocates nothing until it is longer.
     public mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        if isKnownUniquelyReferenced(&storage) {
+            storage.count = 0
+        } else {
+            storage = Storage(capacity: storage.capacity)
+        }
         needsComma = false
     }
 
-    /// `bytes` as text (always valid UTF-8: every string is copied from a Swift `String`).
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    /// The bytes as text (always valid UTF-8: every string is copied from a Swift `String`).
+    public var text: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 
     // MARK: - Containers
 
@@ -34,13 +52,13 @@ public struct JSONWriter {
     /// A container starts as the next value; its first member needs no comma.
     private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(bracket)
+        append(bracket)
         needsComma = false
     }
 
     /// The container ends; it was a value, so a comma comes before the next.
     private mutating func close(_ bracket: UInt8) {
-        bytes.append(bracket)
+        append(bracket)
         needsComma = true
     }
 
@@ -48,21 +66,24 @@ public struct JSONWriter {
     public mutating func key(_ key: String) {
         separate()
         quote(key)
-        bytes.append(UInt8(ascii: ":"))
+        append(UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// A key spelled in the source, copied as it is: it must need no escape (no `"`, `\\`
     /// or control character), which debug builds check. The events' keys, on every frame.
     public mutating func key(literal key: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { utf8 in
             assert(!utf8.contains(where: Self.needsEscape), "a literal key that needs an escape")
-            bytes.append(contentsOf: utf8)
+            // `,"key":` in one reservation.
+            let comma = needsComma ? 1 : 0
+            let start = reserve(comma + utf8.count + 3)
+            if comma == 1 { start[0] = UInt8(ascii: ",") }
+            start[comma] = UInt8(ascii: "\"")
+            (start + comma + 1).update(from: utf8.baseAddress!, count: utf8.count)
+            start[comma + 1 + utf8.count] = UInt8(ascii: "\"")
+            start[comma + 2 + utf8.count] = UInt8(ascii: ":")
         }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -70,19 +91,19 @@ public struct JSONWriter {
 
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: "null".utf8)
+        append("null")
         needsComma = true
     }
 
     public mutating func bool(_ value: Bool) {
         separate()
-        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        append(value ? "true" : "false")
         needsComma = true
     }
 
     public mutating func integer(_ value: Int64) {
         separate()
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         digits(value.magnitude)
         needsComma = true
     }
@@ -90,7 +111,8 @@ public struct JSONWriter {
     /// A number literal already in JSON number syntax.
     public mutating func number(_ number: JSONNumber) {
         separate()
-        bytes.append(contentsOf: number.literal.utf8)
+        var literal = number.literal
+        literal.withUTF8 { append($0) }
         needsComma = true
     }
 
@@ -100,22 +122,27 @@ public struct JSONWriter {
         guard value.isFinite else { return null() }
         separate()
         let milli = Int64((min(max(value, -1e12), 1e12) * 1000).rounded())
-        if milli < 0 { bytes.append(UInt8(ascii: "-")) }
+        if milli < 0 { append(UInt8(ascii: "-")) }
         digits(milli.magnitude / 1000)
         var fraction = milli.magnitude % 1000
         if fraction != 0 {
-            bytes.append(UInt8(ascii: "."))
+            // A point and at most three digits.
+            let start = reserve(4)
+            start[0] = UInt8(ascii: ".")
+            var written = 1
             var place: UInt64 = 100
             while fraction != 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(fraction / place))
+                start[written] = UInt8(ascii: "0") + UInt8(fraction / place)
+                written += 1
                 fraction %= place
                 place /= 10
             }
+            storage.count -= 4 - written
         }
         needsComma = true
     }
 
-    /// `value` as a JSON string in double quotes (RFC 8259 §7): `"` and `\` escaped,
+    /// `value` as a JSON string in double quotes (RFC 8259 §7): `"` and `\\` escaped,
     /// control characters as `\n`, `\r`, `\t` or `\u00XX`, every other byte as it is.
     public mutating func string(_ value: String) {
         separate()
@@ -126,46 +153,50 @@ public struct JSONWriter {
     // MARK: - Bytes
 
     private mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if needsComma { append(UInt8(ascii: ",")) }
     }
 
     private mutating func quote(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         // A native string (every one the daemon makes) is read in place, without a copy.
         if value.utf8.withContiguousStorageIfAvailable({ copyEscaping($0) }) == nil {
             var value = value
             value.withUTF8 { copyEscaping($0) }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     /// Runs that need no escape are copied whole; UTF-8's multi-byte sequences are all
     /// ≥ 0x80, so they are such runs too.
     private mutating func copyEscaping(_ utf8: UnsafeBufferPointer<UInt8>) {
-        var start = 0
-        for (index, byte) in utf8.enumerated() where Self.needsEscape(byte) {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-            escape(byte)
-            start = index + 1
+        var start = 0, index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            if Self.needsEscape(byte) {
+                append(UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                escape(byte)
+                start = index + 1
+            }
+            index += 1
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        append(UnsafeBufferPointer(rebasing: utf8[start...]))
     }
 
     /// `"`, `\\` and the control characters; every other byte is copied as it is.
     private static func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
 
     private mutating func escape(_ byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
+        append(UInt8(ascii: "\\"))
         switch byte {
-        case 0x22: bytes.append(UInt8(ascii: "\""))
-        case 0x5C: bytes.append(UInt8(ascii: "\\"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
+        case 0x22: append(UInt8(ascii: "\""))
+        case 0x5C: append(UInt8(ascii: "\\"))
+        case 0x0A: append(UInt8(ascii: "n"))
+        case 0x0D: append(UInt8(ascii: "r"))
+        case 0x09: append(UInt8(ascii: "t"))
         default:
-            bytes.append(contentsOf: "u00".utf8)
-            bytes.append(Self.hexDigit(byte >> 4))
-            bytes.append(Self.hexDigit(byte & 0xF))
+            append("u00")
+            append(Self.hexDigit(byte >> 4))
+            append(Self.hexDigit(byte & 0xF))
         }
     }
 
@@ -176,16 +207,80 @@ public struct JSONWriter {
 
     /// The decimal digits of `value`, most significant first.
     private mutating func digits(_ value: UInt64) {
-        guard value >= 10 else { return bytes.append(UInt8(ascii: "0") + UInt8(value)) }
-        // 20 digits hold UInt64.max; written backwards into a fixed buffer, then copied.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            var rest = value, index = 20
-            while rest != 0 {
-                index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[index...]))
+        guard value >= 10 else { return append(UInt8(ascii: "0") + UInt8(value)) }
+        var length = 1, shorter = value / 10
+        while shorter != 0 {
+            length += 1
+            shorter /= 10
+        }
+        // Written backwards into their place.
+        let start = reserve(length)
+        var rest = value, index = length
+        while index > 0 {
+            index -= 1
+            start[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+    }
+
+    // MARK: - Storage
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        reserve(1).pointee = byte
+    }
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count).update(from: source, count: bytes.count)
+    }
+
+    private mutating func append(_ text: StaticString) {
+        text.withUTF8Buffer { append($0) }
+    }
+
+    /// Room for `count` more bytes, counted as written: the caller fills all of them (or
+    /// gives back what it did not use by lowering `storage.count`).
+    @inline(__always)
+    private mutating func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        let needed = storage.count + count
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy(capacity: max(needed, storage.capacity))
+        } else if needed > storage.capacity {
+            storage.grow(to: max(needed, storage.capacity * 2))
+        }
+        let start = storage.base + storage.count
+        storage.count = needed
+        return start
+    }
+
+    /// The bytes, shared between copies of a writer until one of them writes.
+    private final class Storage {
+        static let minimumCapacity = 64
+        private(set) var base: UnsafeMutablePointer<UInt8>
+        var count = 0
+        private(set) var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = max(capacity, Self.minimumCapacity)
+            base = .allocate(capacity: self.capacity)
+        }
+
+        deinit { base.deallocate() }
+
+        func copy(capacity: Int) -> Storage {
+            let copy = Storage(capacity: capacity)
+            copy.base.initialize(from: base, count: count)
+            copy.count = count
+            return copy
+        }
+
+        func grow(to capacity: Int) {
+            let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            larger.initialize(from: base, count: count)
+            base.deallocate()
+            base = larger
+            self.capacity = capacity
         }
     }
 }

@@ -21,8 +21,8 @@ public struct OutgoingLine: Sendable, Hashable, CustomStringConvertible, Express
     public init(_ writer: JSONWriter) {
         // Allocated at its size at once (an empty buffer's reserveCapacity reallocates),
         // and two copies: one line of every frame comes through here.
-        var bytes = Self.allocator.buffer(capacity: writer.bytes.count + 1)
-        writer.bytes.withUnsafeBytes { _ = bytes.writeBytes($0) }
+        var bytes = Self.allocator.buffer(capacity: writer.count + 1)
+        writer.withUnsafeBytes { _ = bytes.writeBytes(UnsafeRawBufferPointer($0)) }
         bytes.writeStaticString("\n")
         self.bytes = bytes
     }

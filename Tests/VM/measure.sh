@@ -199,6 +199,15 @@ for tool in ("lisgd", "popgestured"):
         c["p50"], c["p99"] = pct(lat, 0.5), pct(lat, 0.99)
         if not lat and recv:
             c["p50"] = c["p99"] = "n/a (missed swipes)"
+        # Paired with the bare reader, woken by the same lifts in the same seconds: the
+        # host's load moves both, so their ratio moves less between runs than either.
+        same = [u[1] - u[0] for u in phase_ups]
+        c["bare_same"] = pct(same, 0.5)
+        if lat and same:
+            ratio = sorted(lat)[math.ceil(0.5 * len(lat)) - 1] / max(1, sorted(same)[math.ceil(0.5 * len(same)) - 1])
+            c["ratio"] = f"{ratio:.1f}x"
+            added = [r - u[1] for r, u in zip(recv, phase_ups)]
+            c["added"] = f"p50 {pct(added, 0.5)}, p99 {pct(added, 0.99)}"
         ticks, ns = (int(x) for x in read(f"{tool}.cpu"))
         c["cpu"] = f"{ticks * 1000 // tck} ms ({ns / 1e6:.1f} ms)" if ns else f"{ticks * 1000 // tck} ms (n/a)"
         c["hwm"] = f"{int(read(f'{tool}.hwm')[0]) / 1024:.1f} MiB"
@@ -222,6 +231,8 @@ version = " ".join(read("lisgd.version", ["lisgd"]))
 
 rows = [("phase", "status"), ("swipes recognised", "recognised"),
         ("latency finger-up -> event, p50", "p50"), ("latency finger-up -> event, p99", "p99"),
+        ("  the bare reader's p50 over the same lifts", "bare_same"), ("  p50 over the bare reader's, same lifts", "ratio"),
+        ("  after the bare reader's read, per lift", "added"),
         ("  lisgd's share: spawning its command (sh -c stamp)", "spawn"),
         (f"CPU for the {n} swipes: utime+stime (schedstat, live threads)", "cpu"), ("peak RSS (VmHWM)", "hwm"),
         (f"wakeups in {idle} s idle (context switches)", "wake"),
