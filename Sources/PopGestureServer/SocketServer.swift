@@ -530,7 +530,7 @@ public final class SocketServer: @unchecked Sendable {
             case .none:
                 let room = limits.bytesPerClientPerRound - bytesRead
                 guard room > 0 else { return handled }  // the socket still holds the rest: EPOLLIN, next turn
-                guard let got = read(id, client, atMost: room) else { return handled }
+                guard let got = read(into: client, atMost: room) else { return handled }
                 bytesRead += got
             case .line(let line):
                 handled += 1
@@ -547,11 +547,11 @@ public final class SocketServer: @unchecked Sendable {
 
     /// One `read(2)` of at most `limit` bytes into the client's input. Nil when nothing
     /// came: the socket is drained (`EAGAIN`), or the connection ended and is dropped.
-    private func read(_ id: ClientID, _ client: Client, atMost limit: Int) -> Int? {
+    private func read(into client: Client, atMost limit: Int) -> Int? {
         let got = readBuffer.withUnsafeMutableBytes { Glibc.read(client.fd, $0.baseAddress, min($0.count, limit)) }
         if got < 0 && (errno == EAGAIN || errno == EINTR) { return nil }
         guard got > 0 else {
-            drop(id)
+            drop(client.id)
             return nil
         }
         client.input.writeBytes(readBuffer[0..<got])
