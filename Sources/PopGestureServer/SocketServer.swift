@@ -366,12 +366,8 @@ public final class SocketServer: @unchecked Sendable {
                 }
             }
         }
-        // The backlogs, and what each descriptor waits for now.
-        queuedSinceSync = 0
-        for client in dirty where !client.isClosed {
-            reportBacklog(client)
-            if !client.isClosed { updateInterest(of: client) }
-        }
+        syncBacklogs()
+        for client in dirty where !client.isClosed { updateInterest(of: client) }
         dirty.removeAll(keepingCapacity: true)
         if armedDeadline != state.deadlineRevision {
             armedDeadline = state.deadlineRevision
@@ -558,10 +554,13 @@ public final class SocketServer: @unchecked Sendable {
         return got
     }
 
-    /// The connection is gone (end of file, an error): forget it, tell the state.
-    private func drop(_ id: ClientID) {
+    /// The connection is gone (end of file, an error), or the state closes it: forget it,
+    /// tell the state. `sendingWhatWaits`: what was decided before a close (the error line
+    /// that says why) is sent first, if the kernel takes it.
+    private func drop(_ id: ClientID, sendingWhatWaits: Bool = false) {
         guard let client = clients.removeValue(forKey: id) else { return }
         client.isClosed = true
+        if sendingWhatWaits, var output = client.output { _ = Self.send(&output, to: client.fd) }
         client.source?.cancel()
         close(client.fd)
         run(state.clientDisconnected(id, at: clock()))
@@ -590,13 +589,7 @@ public final class SocketServer: @unchecked Sendable {
                     syncBacklogs()
                 }
             case .close(let id, _):
-                guard let client = clients.removeValue(forKey: id) else { continue }
-                client.isClosed = true
-                // What was decided before the close (the error line that says why), if the kernel takes it.
-                if var output = client.output { _ = Self.send(&output, to: client.fd) }
-                client.source?.cancel()
-                close(client.fd)
-                run(state.clientDisconnected(id, at: clock()))
+                drop(id, sendingWhatWaits: true)
             case .toEngine(let request):
                 host.perform(request, output: &engineOutput)
                 routeEngineOutput()
