@@ -126,18 +126,13 @@ public struct JSONWriter {
         digits(milli.magnitude / 1000)
         var fraction = milli.magnitude % 1000
         if fraction != 0 {
-            // A point and at most three digits.
-            let start = reserve(4)
-            start[0] = UInt8(ascii: ".")
-            var written = 1
+            append(UInt8(ascii: "."))
             var place: UInt64 = 100
             while fraction != 0 {
-                start[written] = UInt8(ascii: "0") + UInt8(fraction / place)
-                written += 1
+                append(UInt8(ascii: "0") + UInt8(fraction / place))
                 fraction %= place
                 place /= 10
             }
-            storage.count -= 4 - written
         }
         needsComma = true
     }
@@ -239,8 +234,7 @@ public struct JSONWriter {
         text.withUTF8Buffer { append($0) }
     }
 
-    /// Room for `count` more bytes, counted as written: the caller fills all of them (or
-    /// gives back what it did not use by lowering `storage.count`).
+    /// Room for `count` more bytes, counted as written: the caller fills all of them.
     @inline(__always)
     private mutating func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
         let needed = storage.count + count
