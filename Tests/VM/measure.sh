@@ -177,11 +177,12 @@ def read(name, default=None):
     except OSError:
         return default
 
-def pct(values, p):
-    if not values:
-        return "n/a"
+def at(values, p):  # the p-th quantile, in microseconds (values must not be empty)
     v = sorted(values)
-    return f"{v[max(0, math.ceil(p * len(v)) - 1)] / 1000:.2f} ms"
+    return v[max(0, math.ceil(p * len(v)) - 1)]
+
+def pct(values, p):
+    return f"{at(values, p) / 1000:.2f} ms" if values else "n/a"
 
 ups = [(int(l.split()[1]), int(l.split()[2])) for l in open(os.path.join(work, "bare.out")) if l.startswith("up ")]
 cols = {}
@@ -204,8 +205,7 @@ for tool in ("lisgd", "popgestured"):
         same = [u[1] - u[0] for u in phase_ups]
         c["bare_same"] = pct(same, 0.5)
         if lat and same:
-            ratio = sorted(lat)[math.ceil(0.5 * len(lat)) - 1] / max(1, sorted(same)[math.ceil(0.5 * len(same)) - 1])
-            c["ratio"] = f"{ratio:.1f}x"
+            c["ratio"] = f"{at(lat, 0.5) / max(1, at(same, 0.5)):.1f}x"
             added = [r - u[1] for r, u in zip(recv, phase_ups)]
             c["added"] = f"p50 {pct(added, 0.5)}, p99 {pct(added, 0.99)}"
         ticks, ns = (int(x) for x in read(f"{tool}.cpu"))
