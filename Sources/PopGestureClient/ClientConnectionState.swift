@@ -392,7 +392,7 @@ public struct ClientConnectionState: Sendable {
             subscribed = true
         case .unsubscribe:
             subscribed = false
-        case .hello, .settle, .stack, .status, .focusedWindow, .rotation, .outputs, .textDirection:
+        case .hello, .settle, .stack, .status, .focusedWindow, .rotation, .outputs, .textDirection, .touchpadScrolling:
             break
         }
     }

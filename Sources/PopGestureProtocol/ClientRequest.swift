@@ -44,6 +44,10 @@ public enum ClientRequest: Sendable, Hashable {
     /// From the shell only: the session's text direction, which navigators that did not
     /// choose a layout follow.
     case textDirection(Layout)
+    /// From the shell only: whether the session scrolls touchpads naturally (the content
+    /// follows the fingers), as it set the daemon's virtual touchpad ("popgestured
+    /// touchpad"); the touchpad bridge plays its scroll the other way round then.
+    case touchpadScrolling(natural: Bool)
 
     /// What a client is: an app with navigators, or the shell, which reports the
     /// focused window (docs/PROTOCOL.md, "Focus").
@@ -58,6 +62,7 @@ public enum ClientRequest: Sendable, Hashable {
         case focusedWindow = "focused-window"
         case rotation, outputs
         case textDirection = "text-direction"
+        case touchpadScrolling = "touchpad-scrolling"
     }
 
     public var kind: Kind {
@@ -81,6 +86,7 @@ public enum ClientRequest: Sendable, Hashable {
         case .rotation: .rotation
         case .outputs: .outputs
         case .textDirection: .textDirection
+        case .touchpadScrolling: .touchpadScrolling
         }
     }
 
@@ -90,7 +96,9 @@ public enum ClientRequest: Sendable, Hashable {
     /// The navigator the request is about; nil for the requests about no navigator.
     public var navigator: String? {
         switch self {
-        case .hello, .subscribe, .unsubscribe, .status, .focus, .focusedWindow, .rotation, .outputs, .textDirection: nil
+        case .hello, .subscribe, .unsubscribe, .status, .focus, .focusedWindow, .rotation, .outputs, .textDirection,
+             .touchpadScrolling:
+            nil
         case .create(let n, _, _, _), .push(let n, _, _), .pop(let n, _), .replace(let n, _, _), .update(let n, _),
              .configure(let n, _, _), .settle(let n), .front(let n), .remove(let n), .stack(let n):
             n

@@ -74,7 +74,8 @@ public enum MessageCodec {
             object["focus"] = status.focus.map { focus in
                 .object(["seat": focus.seat.map(JSONValue.string), "source": .string(focus.source),
                          "app": focus.app.map(JSONValue.string),
-                         "pid": focus.pid.map(JSONValue.integer), "shell": focus.shell.map(JSONValue.integer)])
+                         "pid": focus.pid.map(JSONValue.integer), "shell": focus.shell.map(JSONValue.integer),
+                         "touchpadScrolling": focus.touchpadScrolling.map(JSONValue.string)])
             }
             object["lastBack"] = status.lastBack.map { last in
                 switch last {
@@ -329,7 +330,7 @@ public enum MessageCodec {
                 focus: try f.optionalObject("focus").map { (o) throws(ProtocolError) in
                     ServerReply.Status.Focus(
                         seat: try o.optionalString("seat"), source: try o.string("source"), app: try o.optionalString("app"), pid: try o.optionalInteger("pid"),
-                        shell: try o.optionalInteger("shell"))
+                        shell: try o.optionalInteger("shell"), touchpadScrolling: try o.optionalString("touchpadScrolling"))
                 },
                 lastBack: try f.optionalObject("lastBack").map { (o) throws(ProtocolError) in
                     switch try o.string("target") {

@@ -151,6 +151,8 @@ public enum RequestCodec {
                 throw f.error(.invalidField, "\"direction\" must be \"ltr\" or \"rtl\", got \(quoted(text))")
             }
             return .textDirection(direction)
+        case .touchpadScrolling:
+            return .touchpadScrolling(natural: try f.bool("natural"))
         }
     }
 
@@ -187,6 +189,8 @@ public enum RequestCodec {
             object["outputs"] = .array(outputs.map(encodeOutput))
         case .textDirection(let direction):
             object["direction"] = .string(direction.rawValue)
+        case .touchpadScrolling(let natural):
+            object["natural"] = .bool(natural)
         case .subscribe, .unsubscribe, .status:
             break
         case .create(let navigator, let pages, let layout, let bar):

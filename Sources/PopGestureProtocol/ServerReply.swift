@@ -108,13 +108,21 @@ public enum ServerReply: Sendable, Hashable {
             /// The seat's shell's client number while one is connected; nil otherwise, and
             /// from a daemon that does not say.
             public var shell: Int64?
+            /// `natural` or `traditional`: how the seat's session scrolls touchpads, as its
+            /// shell said (`touchpad-scrolling`); nil while it has not, and from a daemon
+            /// that does not say.
+            public var touchpadScrolling: String?
 
-            public init(seat: String? = nil, source: String, app: String?, pid: Int64?, shell: Int64? = nil) {
+            public init(
+                seat: String? = nil, source: String, app: String?, pid: Int64?, shell: Int64? = nil,
+                touchpadScrolling: String? = nil
+            ) {
                 self.seat = seat
                 self.source = source
                 self.app = app
                 self.pid = pid
                 self.shell = shell
+                self.touchpadScrolling = touchpadScrolling
             }
         }
 

@@ -259,6 +259,13 @@ public struct EngineHost {
             } catch {
                 return refuse(error.code, error.message)
             }
+        case .touchpadScrolling(let natural):
+            do {
+                try feed.engine.reportTouchpadScrolling(natural: natural, by: client, at: time)
+                return ok()
+            } catch {
+                return refuse(error.code, error.message)
+            }
         case .create, .push, .pop, .replace, .update, .settle, .front, .remove:
             do {
                 try feed.engine.perform(request.navigation!, from: client, at: time)  // non-nil for these cases
@@ -340,7 +347,8 @@ public struct EngineHost {
             focus: ServerReply.Status.Focus(
                 seat: askerSeat.rawValue, source: focus.source(on: askerSeat).rawValue,
                 app: focus.focusedApp(on: askerSeat), pid: focus.window(on: askerSeat)?.pid.map(Int64.init),
-                shell: focus.shell(on: askerSeat).map { Int64($0.rawValue) }),
+                shell: focus.shell(on: askerSeat).map { Int64($0.rawValue) },
+                touchpadScrolling: focus.touchpadScrolling(on: askerSeat).map { $0 ? "natural" : "traditional" }),
             lastBack: everySeat ? lastBack : lastBacks[askerSeat], daemon: supplement?.daemon,
             backInput: supplement?.backInput,
             rejected: recentRejections.filter { sees($0.seat) }.map { rejection in

@@ -23,7 +23,9 @@ extension ClientRequest {
         case .settle(let navigator): .settle(navigator: navigator)
         case .front(let navigator): .front(navigator: navigator)
         case .remove(let navigator): .remove(navigator: navigator)
-        case .hello, .subscribe, .unsubscribe, .configure, .stack, .status, .focus, .focusedWindow, .rotation, .outputs, .textDirection: nil
+        case .hello, .subscribe, .unsubscribe, .configure, .stack, .status, .focus, .focusedWindow, .rotation, .outputs,
+             .textDirection, .touchpadScrolling:
+            nil
         }
     }
 }

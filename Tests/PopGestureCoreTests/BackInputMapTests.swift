@@ -43,4 +43,23 @@ import Testing
         #expect(map.withoutInputs == BackInputMap(standard: nil, ownSwipe: ["org.kde.*", "org.gnome.Settings"]))
         #expect(map != BackInputMap(standard: Self.altLeft, apps: map.apps), "own swipes count in equality")
     }
+
+    @Test func aTouchpadEntryFollowingTheSessionPlaysItsWayAndWaitsForItBehindTheStandardKey() throws {
+        let session = BackInput(touchpad: .standard)
+        let natural = BackInput(touchpad: TouchpadScroll(millimetresPerWidth: 40, scrolling: .natural))
+        let map = BackInputMap(standard: Self.altLeft, apps: ["firefox": session, "org.gnome.Nautilus": natural])
+
+        #expect(map.input(forApp: "firefox", touchpadScrolling: nil) == Self.altLeft, "not said yet: the key")
+        let played = try #require(map.input(forApp: "firefox", touchpadScrolling: true))
+        #expect(played.touchpad?.scrolling == .natural)
+        #expect(played.spelling == "touchpad", "spelled as configured")
+        #expect(map.input(forApp: "firefox", touchpadScrolling: false)?.touchpad?.scrolling == .traditional)
+        #expect(map.input(forApp: "org.gnome.Nautilus", touchpadScrolling: nil) == natural, "fixed: no word needed")
+        #expect(map.input(forApp: "org.gnome.Nautilus", touchpadScrolling: false) == natural)
+        #expect(map.input(forApp: "xterm", touchpadScrolling: nil) == Self.altLeft)
+
+        let everywhere = BackInputMap(standard: session)
+        #expect(everywhere.input(forApp: "xterm", touchpadScrolling: nil) == nil, "no key to fall back to")
+        #expect(everywhere.input(forApp: nil, touchpadScrolling: false)?.touchpad?.scrolling == .traditional)
+    }
 }

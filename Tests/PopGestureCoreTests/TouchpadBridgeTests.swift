@@ -9,8 +9,9 @@ import Testing
     static let altLeft = BackInput(codes: [56, 105], spelling: "alt+left")!
     typealias Action = TouchpadBridge.Action
 
-    /// The engine with `firefox` marked `touchpad` and focused, fed a finger, its events
-    /// fed to the bridge; the bridge's actions in order.
+    /// The engine with `firefox` marked `touchpad` and focused, in a session that said it
+    /// scrolls touchpads traditionally (`natural` nil: it said nothing), fed a finger, its
+    /// events fed to the bridge; the bridge's actions in order.
     struct Rig {
         var engine: GestureEngine
         var screen: DeviceID
@@ -19,13 +20,14 @@ import Testing
         var events: [EngineEvent] = []
         var seats: Set<Seat> = []
 
-        init(input: BackInput = TouchpadBridgeTests.touchpad) throws {
+        init(input: BackInput = TouchpadBridgeTests.touchpad, natural: Bool? = false) throws {
             var settings = GestureSettings()
             settings.backInput = BackInputMap(standard: TouchpadBridgeTests.altLeft, apps: ["firefox": input])
             engine = GestureEngine(settings: settings)
             screen = engine.addDevice(Fixtures.touchscreen)
             engine.identify(ClientID(9), app: nil, pid: nil, isShell: true)
             try engine.shellReports(FocusState.Window(app: "firefox", pid: 42), by: ClientID(9), at: .zero)
+            if let natural { try engine.reportTouchpadScrolling(natural: natural, by: ClientID(9), at: .zero) }
             engine.drainEvents { _ in }
         }
 
@@ -132,6 +134,49 @@ import Testing
         var rig = try Rig(input: Self.altLeft)
         #expect(rig.edgeSwipe().isEmpty)
         #expect(rig.events.contains { if case .backInput = $0 { true } else { false } })
+    }
+
+    @Test("Before the session says how it scrolls touchpads, a firefox marked touchpad gets the standard key")
+    func unknownScrollingSendsTheKey() throws {
+        var rig = try Rig(natural: nil)
+        #expect(rig.edgeSwipe().isEmpty, "nothing on the touchpad: it might scroll the wrong way")
+        let sent = rig.events.compactMap { if case .backInput(let input, _, _, _, _) = $0 { input } else { nil } }
+        #expect(sent == [Self.altLeft])
+    }
+
+    @Test("A session that scrolls naturally: the same swipe lands the fingers at 15 mm and moves them right, then lifts")
+    func naturalSessionMovesRight() throws {
+        var rig = try Rig(natural: true)
+        let actions = rig.edgeSwipe()
+        #expect(actions.first == .down(TouchpadBridge.Fingers(xMillimetres: 15, yMillimetres: [22, 38])))
+        let xs = actions.compactMap(Self.x)
+        #expect(try #require(xs.last) > 15 + 20, "followed the progress, then ran on 20 mm, to the right")
+        #expect(zip(xs, xs.dropFirst()).allSatisfy { $1 >= $0 })
+        #expect(actions.last == .lift)
+        let sent = rig.events.compactMap { if case .backInput(let input, _, _, _, _) = $0 { input } else { nil } }
+        #expect(sent.map(\.spelling) == ["touchpad"], "observers see the entry as configured")
+    }
+
+    @Test("An entry that fixes the scrolling keeps it whatever the session says")
+    func fixedScrollingWins() throws {
+        let traditional = BackInput(touchpad: TouchpadScroll(millimetresPerWidth: 60, scrolling: .traditional))
+        var rig = try Rig(input: traditional, natural: true)
+        #expect(rig.edgeSwipe().first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])))
+        var unknown = try Rig(input: traditional, natural: nil)
+        #expect(unknown.edgeSwipe().first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])),
+                "a fixed entry needs no word from the session")
+    }
+
+    @Test("Only the shell says how the session scrolls, and a new shell starts from nothing")
+    func onlyTheShellSays() throws {
+        var rig = try Rig(natural: true)
+        rig.engine.identify(ClientID(10), app: "files", pid: 7, isShell: false)
+        #expect(throws: NavigationError.self) {
+            try rig.engine.reportTouchpadScrolling(natural: false, by: ClientID(10), at: .zero)
+        }
+        #expect(rig.engine.navigation.focus.touchpadScrolling(on: .seat0) == true)
+        rig.engine.clientDisconnected(ClientID(9), at: .zero)
+        #expect(rig.engine.navigation.focus.touchpadScrolling(on: .seat0) == nil, "gone with its shell")
     }
 
     @Test("The exact frames: progress 0.02 at 0 ms, 0.1 at 1, 10, 20, 30 and 33 ms, a write of 9 ms, then a commit at 40 ms, at 60 mm per width")
@@ -281,7 +326,7 @@ import Testing
     @Test("Natural scrolling: the fingers land at 15 mm and move right")
     func naturalMovesRight() {
         var bridge = TouchpadBridge()
-        let natural = BackInput(touchpad: TouchpadScroll(millimetresPerWidth: 100, natural: true))
+        let natural = BackInput(touchpad: TouchpadScroll(millimetresPerWidth: 100, scrolling: .natural))
         let seat1 = Seat(rawValue: "seat1")!
         let down = bridge.handle(.inputProgress(natural, app: nil, seat: seat1, progress: 0.25, commit: 0.3, time: .zero), at: Self.ms(0))
         #expect(down?.seat == seat1)
@@ -292,7 +337,7 @@ import Testing
 
     @Test("The travel stops at 70 mm, the touchpad's width less its margins")
     func travelIsBounded() {
-        #expect(TouchpadBridge.travel(progress: 1, scroll: TouchpadScroll(millimetresPerWidth: 400, natural: false)) == 70)
+        #expect(TouchpadBridge.travel(progress: 1, scroll: TouchpadScroll(millimetresPerWidth: 400, scrolling: .traditional)) == 70)
         #expect(TouchpadBridge.travel(progress: -0.5, scroll: .standard) == 0)
     }
 
@@ -304,12 +349,14 @@ import Testing
         #expect(bridge.abandon() == nil)
     }
 
-    @Test("touchpad entries parse, with a distance and natural scrolling", arguments: [
+    @Test("touchpad entries parse, with a distance and the scrolling, else the session's", arguments: [
         ("touchpad", TouchpadScroll.standard),
         ("Touchpad", TouchpadScroll.standard),
-        ("touchpad:80", TouchpadScroll(millimetresPerWidth: 80, natural: false)),
-        ("touchpad:natural", TouchpadScroll(millimetresPerWidth: 60, natural: true)),
-        ("touchpad : 32.5 : natural", TouchpadScroll(millimetresPerWidth: 32.5, natural: true)),
+        ("touchpad:80", TouchpadScroll(millimetresPerWidth: 80, scrolling: .session)),
+        ("touchpad:natural", TouchpadScroll(millimetresPerWidth: 60, scrolling: .natural)),
+        ("touchpad:traditional", TouchpadScroll(millimetresPerWidth: 60, scrolling: .traditional)),
+        ("touchpad : 32.5 : natural", TouchpadScroll(millimetresPerWidth: 32.5, scrolling: .natural)),
+        ("touchpad:400:Traditional", TouchpadScroll(millimetresPerWidth: 400, scrolling: .traditional)),
     ])
     func parses(_ text: String, _ expected: TouchpadScroll) throws {
         #expect(try TouchpadScroll.parse(text) == expected)
@@ -319,6 +366,7 @@ import Testing
     @Test("wrong touchpad entries are refused with the reason", arguments: [
         ("touchpad:3", "no touchpad distance"), ("touchpad:abc", "no touchpad distance"),
         ("touchpad:nan", "no touchpad distance"), ("touchpad:60:sideways", "not understood"),
+        ("touchpad:natural:80", "not understood"), ("touchpad:session", "no touchpad distance"),
         ("touchpad:", "no touchpad distance"), ("touchpad:" + String(repeating: "1", count: 40), "at most 32 bytes"),
     ])
     func refuses(_ text: String, _ message: String) {

@@ -239,6 +239,7 @@ struct RequestCodecTests {
         (#"{"type":"rotation","rotation":"90"}"#, "\"rotation\"", "an integer"),
         (#"{"type":"rotation","rotation":90,"output":7}"#, "\"output\"", "a string"),
         (#"{"type":"text-direction","direction":"up"}"#, "\"direction\"", "\"ltr\" or \"rtl\""),
+        (#"{"type":"touchpad-scrolling","natural":"yes"}"#, "\"natural\"", "true or false"),
     ])
     func invalidField(line: String, field: String, expected: String) {
         let e = error(line)
@@ -329,7 +330,7 @@ struct RequestCodecTests {
         let e = error(#"{"type":"\#(long)"}"#)
         #expect(e?.code == .unknownType)
         #expect(e?.request == nil)
-        #expect((e?.message.utf8.count ?? .max) < 300)
+        #expect((e?.message.utf8.count ?? .max) < 400, "the cut type and the list of known types")
         let d = error(#"{"\#(long)":1,"\#(long)":2}"#)
         #expect(d?.code == .duplicateKey)
         #expect((d?.message.utf8.count ?? .max) < 200)

@@ -49,6 +49,8 @@ struct RoundTripTests {
         IdentifiedRequest(.outputs([])),
         IdentifiedRequest(.textDirection(.rightToLeft)),
         IdentifiedRequest(.textDirection(.leftToRight), id: .string("d")),
+        IdentifiedRequest(.touchpadScrolling(natural: true)),
+        IdentifiedRequest(.touchpadScrolling(natural: false), id: .integer(12)),
     ]
 
     @Test("every request decodes to itself", arguments: requests)

@@ -79,6 +79,26 @@ struct ScreenTurnServerTests {
         }
     }
 
+    @Test("the shell says its session scrolls touchpads naturally: status shows it for the seat; an app may not say it; gone with the shell")
+    func touchpadScrolling() async throws {
+        try await RunningServer.with { running in
+            let app = try running.connect()
+            try app.hello(name: "app")
+            func focus() throws -> [String: Any] {
+                try #require(try app.request(#"{"type":"status"}"#)["focus"] as? [String: Any])
+            }
+            #expect(try focus()["touchpadScrolling"] == nil, "nobody said")
+            #expect(try app.request(#"{"type":"touchpad-scrolling","natural":true}"#)["code"] as? String == "not-shell")
+            var shell: TestClient? = try Self.shell(running)
+            #expect(try shell!.request(#"{"type":"touchpad-scrolling","natural":true}"#)["type"] as? String == "ok")
+            #expect(try focus()["touchpadScrolling"] as? String == "natural")
+            #expect(try shell!.request(#"{"type":"touchpad-scrolling","natural":false}"#)["type"] as? String == "ok")
+            #expect(try focus()["touchpadScrolling"] as? String == "traditional")
+            shell = nil  // closes the connection
+            #expect(try await eventually { try focus()["touchpadScrolling"] == nil })
+        }
+    }
+
     @Test("the shell disconnects: the sensor's rotation applies, and the configuration's direction")
     func shellGoneFallsBack() async throws {
         try await RunningServer.with { running in

@@ -227,7 +227,7 @@ struct ServerStateTests {
         let client = h.connect(greeted: false)
         #expect(h.reply("{", from: client).map(json)?["code"] as? String == "malformed-json")
         #expect(h.reply(#"{"type":"jump","id":9}"#, from: client)
-            == #"{"type":"error","code":"unknown-type","message":"\"type\" \"jump\" is not a request; known: hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack, status, focus, focused-window, rotation, outputs, text-direction","request":"jump","id":9}"#)
+            == #"{"type":"error","code":"unknown-type","message":"\"type\" \"jump\" is not a request; known: hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack, status, focus, focused-window, rotation, outputs, text-direction, touchpad-scrolling","request":"jump","id":9}"#)
         #expect(h.send("  \r", from: client).isEmpty)
     }
 

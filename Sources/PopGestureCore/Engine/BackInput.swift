@@ -26,11 +26,15 @@ public struct BackInput: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The touchpad bridge with `scroll`, spelled as the configuration writes it.
-    public init(touchpad scroll: TouchpadScroll) {
+    public init(touchpad scroll: TouchpadScroll, spelling: String? = nil) {
         codes = []
-        spelling = scroll.description
+        self.spelling = spelling ?? scroll.description
         touchpad = scroll
     }
+
+    /// Whether this is the touchpad bridge waiting for the session to say which way it
+    /// scrolls (``TouchpadScroll/Scrolling/session``).
+    public var needsSessionScrolling: Bool { touchpad?.scrolling == .session }
 
     public var description: String { spelling }
 }
@@ -87,8 +91,23 @@ public struct BackInputMap: Sendable, Hashable {
     /// No back input for any app: what the daemon uses when it has no virtual device.
     public static let none = BackInputMap(standard: nil)
 
+    /// What the app `app` gets, with the touchpad bridge's scrolling as the session
+    /// reports it (`natural`; nil: the session has not said). A `touchpad` entry that
+    /// follows the session plays its scroll the way the session said; while the session
+    /// has not said, the app gets the standard input instead, if that is a key or a
+    /// fixed `touchpad`: a scroll played the wrong way round would go forward.
+    public func input(forApp app: String?, touchpadScrolling natural: Bool?) -> BackInput? {
+        let entry = input(forApp: app)
+        guard let entry, let scroll = entry.touchpad, scroll.scrolling == .session else { return entry }
+        if let natural { return BackInput(touchpad: scroll.resolved(natural: natural), spelling: entry.spelling) }
+        guard let standard, !standard.needsSessionScrolling else { return nil }
+        return standard
+    }
+
     /// What the app `app` gets: its own entry; else that of the longest prefix entry it
-    /// starts with; else the standard input (also when `app` is nil).
+    /// starts with; else the standard input (also when `app` is nil). A `touchpad`
+    /// entry may still wait for the session's scrolling: the engine asks
+    /// ``input(forApp:touchpadScrolling:)``.
     public func input(forApp app: String?) -> BackInput? {
         guard let app else { return standard }
         if let entry = apps[app] { return entry }

@@ -566,6 +566,20 @@ public struct GestureEngine: Sendable {
         logger.debug("focused window: app \(window.app ?? "unknown"), pid \(window.pid.map(String.init) ?? "unknown"); in front: \(frontDescription(of: client))")
     }
 
+    /// The shell says whether its seat's session scrolls touchpads naturally: the
+    /// touchpad bridge's entries that follow the session play that way from the next
+    /// swipe on (``BackInputMap/input(forApp:touchpadScrolling:)``). Throws `not-shell`
+    /// for any other client.
+    public mutating func reportTouchpadScrolling(
+        natural: Bool, by client: ClientID, at time: Timestamp
+    ) throws(NavigationError) {
+        let seat = navigation.focus.clients[client]?.seat ?? .seat0
+        let before = navigation.focus.touchpadScrolling(on: seat)
+        try navigation.shellReportsTouchpadScrolling(natural: natural, by: client)
+        guard before != natural else { return }
+        logger.info("\(seat): the session scrolls touchpads \(natural ? "naturally" : "traditionally"); in front: \(frontDescription(of: client))")
+    }
+
     /// A new shell of seat0 starts from nothing: the one before it may have said another
     /// rotation. Nothing when `client` is that shell already, or there is none.
     private mutating func forgetShell(replacedBy client: ClientID, at time: Timestamp) {

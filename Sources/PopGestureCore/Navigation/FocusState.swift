@@ -55,6 +55,10 @@ public struct FocusState: Sendable, Hashable {
     public private(set) var shells: [Seat: ClientID] = [:]
     /// Each shell's last report; none until it sends one, and none once it is gone.
     private var windows: [Seat: Window] = [:]
+    /// Whether each seat's session scrolls touchpads naturally, as its shell last said
+    /// (`touchpad-scrolling`); none until it says, and none once it is gone: the next
+    /// user's desktop may scroll the other way.
+    private var naturalScrolling: [Seat: Bool] = [:]
     /// The seats on which some client is the focused window's process. Kept up to date
     /// by every change, so that ``isFocused(_:)`` looks nothing up per navigator.
     private var seatsWithWindowProcess: Set<Seat> = []
@@ -102,6 +106,10 @@ public struct FocusState: Sendable, Hashable {
         }
     }
 
+    /// Whether the seat's session scrolls touchpads naturally, as its shell said; nil
+    /// when it has not said, or the seat has no shell.
+    public func touchpadScrolling(on seat: Seat) -> Bool? { naturalScrolling[seat] }
+
     /// Whether the seat's shell says no window has focus (a bare desktop), or has said nothing yet.
     public func noWindowFocused(on seat: Seat) -> Bool {
         guard shells[seat] != nil else { return false }
@@ -119,7 +127,7 @@ public struct FocusState: Sendable, Hashable {
         clients[id] = Client(app: app, pid: pid, uid: uid, seat: seat, reportedFocus: clients[id]?.reportedFocus)
         if isShell {
             shells[seat] = id
-            windows[seat] = nil
+            forgetReports(on: seat)
         }
         updateWindowProcess(on: seat)
     }
@@ -140,13 +148,27 @@ public struct FocusState: Sendable, Hashable {
         return true
     }
 
+    /// A shell came or went: what the one before said of its seat counts no more.
+    private mutating func forgetReports(on seat: Seat) {
+        windows[seat] = nil
+        naturalScrolling[seat] = nil
+    }
+
+    /// A shell says whether its seat's session scrolls touchpads naturally. False when
+    /// `id` is no seat's shell.
+    public mutating func shellReportsTouchpadScrolling(natural: Bool, from id: ClientID) -> Bool {
+        guard let seat = clients[id]?.seat, shells[seat] == id else { return false }
+        naturalScrolling[seat] = natural
+        return true
+    }
+
     /// The client's user lost the seat: it is focused nowhere, and a shell is its seat's
     /// shell no more (the clients' own reports, or the next user's shell, decide there).
     public mutating func pause(_ id: ClientID) {
         guard let seat = clients[id]?.seat, paused.insert(id).inserted else { return }
         if shells[seat] == id {
             shells[seat] = nil
-            windows[seat] = nil
+            forgetReports(on: seat)
         }
         updateWindowProcess(on: seat)
     }
@@ -157,7 +179,7 @@ public struct FocusState: Sendable, Hashable {
         guard let seat = clients[id]?.seat, paused.remove(id) != nil else { return }
         if asShell {
             shells[seat] = id
-            windows[seat] = nil
+            forgetReports(on: seat)
         }
         updateWindowProcess(on: seat)
     }
@@ -169,7 +191,7 @@ public struct FocusState: Sendable, Hashable {
         guard let seat = clients.removeValue(forKey: id)?.seat else { return }
         if shells[seat] == id {
             shells[seat] = nil
-            windows[seat] = nil
+            forgetReports(on: seat)
         }
         updateWindowProcess(on: seat)
     }

@@ -88,7 +88,7 @@ public struct NavigationState: Sendable {
         if focus.noWindowFocused(on: seat) { return nil }
         let app = focus.focusedApp(on: seat)
         if let app, backInput.ownsSwipe(app) { return .ownSwipe(app: app) }
-        return backInput.input(forApp: app).map { .input($0, app: app) }
+        return backInput.input(forApp: app, touchpadScrolling: focus.touchpadScrolling(on: seat)).map { .input($0, app: app) }
     }
 
     public func layout(of navigator: Navigator) -> LayoutDirection { navigator.layout ?? defaultLayout }
@@ -249,6 +249,14 @@ public struct NavigationState: Sendable {
         }
         let focus = self.focus
         raiseNavigators(ownedBy: { focus.isFocused($0) })
+    }
+
+    /// The shell says whether its session scrolls touchpads naturally. Throws
+    /// `not-shell` for any other client.
+    public mutating func shellReportsTouchpadScrolling(natural: Bool, by client: ClientID) throws(NavigationError) {
+        guard focus.shellReportsTouchpadScrolling(natural: natural, from: client) else {
+            throw NavigationError(.notShell, "only the shell (hello with \"role\":\"shell\") reports the touchpad scrolling")
+        }
     }
 
     /// Moves the navigators of the matching owners to the front, keeping their order.

@@ -63,7 +63,7 @@ private let path = "/etc/popgestured/popgestured.conf"
         #expect(configuration.changedBackInputApps(since: before) == ["org.gnome.Settings", "org.kde.*"])
     }
 
-    @Test("touchpad entries: the touchpad bridge, with its distance and natural scrolling; no key")
+    @Test("touchpad entries: the touchpad bridge, with its distance and scrolling; no key")
     func touchpadEntries() throws {
         let configuration = try Configuration.parse(
             """
@@ -71,11 +71,13 @@ private let path = "/etc/popgestured/popgestured.conf"
             [back-input]
             firefox = touchpad
             org.gnome.Nautilus = Touchpad:40:natural
+            org.gnome.Epiphany = touchpad:traditional
             """, path: path)
         let map = configuration.backInput
         #expect(map.input(forApp: "firefox")?.touchpad == .standard)
-        #expect(map.input(forApp: "org.gnome.Nautilus")?.touchpad == TouchpadScroll(millimetresPerWidth: 40, natural: true))
+        #expect(map.input(forApp: "org.gnome.Nautilus")?.touchpad == TouchpadScroll(millimetresPerWidth: 40, scrolling: .natural))
         #expect(map.input(forApp: "org.gnome.Nautilus")?.spelling == "touchpad:40:natural")
+        #expect(map.input(forApp: "org.gnome.Epiphany")?.touchpad?.scrolling == .traditional)
         #expect(map.allCodes.isEmpty && map.usesTouchpad)
         // No key anywhere, yet the table stays: the touchpad needs no key device.
         #expect(BackInputSetup(configuration).map == map)
