@@ -1,6 +1,7 @@
 import CEvdev
 import Glibc
 import PopGestureCore
+import PopGestureProtocol
 import SystemPackage
 
 /// The daemon's virtual touchpad, "popgestured touchpad": through it the touchpad bridge
@@ -22,7 +23,7 @@ import SystemPackage
 /// the input thread alone sends.
 public final class VirtualTouchpad {
     /// The name udev, `libinput list-devices` and the logs show.
-    public static let name = "popgestured touchpad"
+    public static let name = ClientRequest.virtualTouchpadName
     /// Units per millimetre on both axes.
     public static let unitsPerMillimetre: Int32 = 40
     /// The two fingers.

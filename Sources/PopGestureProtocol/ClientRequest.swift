@@ -49,6 +49,10 @@ public enum ClientRequest: Sendable, Hashable {
     /// touchpad"); the touchpad bridge plays its scroll the other way round then.
     case touchpadScrolling(natural: Bool)
 
+    /// The daemon's virtual touchpad, as the kernel, udev and the compositors name it:
+    /// the device whose scrolling `touchpad-scrolling` reports.
+    public static let virtualTouchpadName = "popgestured touchpad"
+
     /// What a client is: an app with navigators, or the shell, which reports the
     /// focused window (docs/PROTOCOL.md, "Focus").
     public enum Role: String, Sendable, Hashable, CaseIterable {

@@ -183,6 +183,9 @@ enum FocusSourceEvent: Equatable {
     case outputs(OutputList)
     /// The session's text direction is this now.
     case textDirection(ClientRequest.Layout)
+    /// The session scrolls the daemon's virtual touchpad ("popgestured touchpad")
+    /// naturally (`true`) or not, now.
+    case touchpadScrolling(natural: Bool)
     /// A line for stderr, always: something odd the window system said, logged once.
     case log(String)
     /// The window system went away, as it does at logout: the bridge ends with 0,

@@ -70,6 +70,7 @@ struct BridgeLoop<Source: FocusSource> {
             case .outputs(let outputs): try perform(link.outputsChanged(outputs))
             case .log(let line): try perform([.log(line)])
             case .textDirection(let direction): try perform(link.textDirectionChanged(direction))
+            case .touchpadScrolling(let natural): try perform(link.touchpadScrollingChanged(natural: natural))
             case .ended(let message): return message
             }
         }

@@ -2,8 +2,8 @@ import PopGestureProtocol
 
 /// A bridge's side of its connection to popgestured, as a state machine without I/O
 /// or clock (`BridgeLoop` does both): say hello as the shell, then send the focused
-/// window, the screen's rotation, the outputs and the session's text direction whenever
-/// they change; when the daemon goes away, connect again after a backoff and send them
+/// window, the screen's rotation, the outputs, the session's text direction and how it
+/// scrolls the daemon's virtual touchpad whenever they change; when the daemon goes away, connect again after a backoff and send them
 /// all, as far as the source has said them, right after the new hello. The daemon answers
 /// each request at once; an error reply (to a `focused-window` or anything else) is
 /// logged, and nothing is sent again for it.
@@ -66,6 +66,11 @@ struct ShellLink {
     private(set) var textDirection: ClientRequest.Layout?
     /// The text direction sent on this connection; nil: nothing yet.
     private var sentTextDirection: ClientRequest.Layout?
+    /// Whether the session scrolls the daemon's virtual touchpad naturally, once the
+    /// source has said; nil before (and from a source that cannot tell).
+    private(set) var naturalScrolling: Bool?
+    /// What was sent of it on this connection; nil: nothing yet.
+    private var sentNaturalScrolling: Bool?
     /// How long the next `.retry` waits.
     private(set) var retryDelay = initialRetryDelay
     private var nextID: Int64 = 1
@@ -79,6 +84,7 @@ struct ShellLink {
     mutating func connected() -> [Action] {
         state = .greeting
         sentTextDirection = nil
+        sentNaturalScrolling = nil
         sentOutputs = nil
         let id = takeID()
         helloID = id
@@ -113,8 +119,7 @@ struct ShellLink {
             // After a logged problem, the journal says that it is over.
             let note = "connected to popgestured as the shell"
             defer { outage = nil }
-            return [outage != nil ? .log(note) : .verbose(note)] + sendWindow() + sendRotation() + sendOutputs()
-                + sendTextDirection()
+            return [outage != nil ? .log(note) : .verbose(note)] + sendAll()
         case .error(let error) where answersHello && state == .greeting:
             if error.code == .shellTaken {
                 state = .disconnected
@@ -140,7 +145,8 @@ struct ShellLink {
             state = .ready(sent: nil, sentRotation: nil)
             sentOutputs = nil
             sentTextDirection = nil
-            return [.log("resumed: the shell again")] + sendWindow() + sendRotation() + sendOutputs() + sendTextDirection()
+            sentNaturalScrolling = nil
+            return [.log("resumed: the shell again")] + sendAll()
         default:
             return []
         }
@@ -175,7 +181,27 @@ struct ShellLink {
             + sendTextDirection()
     }
 
+    /// The source says how the session scrolls the daemon's virtual touchpad now.
+    mutating func touchpadScrollingChanged(natural: Bool) -> [Action] {
+        guard natural != naturalScrolling else { return [] }
+        naturalScrolling = natural
+        return [.verbose("touchpad scrolling: \(natural ? "natural" : "traditional")" + unsentNote)]
+            + sendTouchpadScrolling()
+    }
+
     private var isReady: Bool { if case .ready = state { true } else { false } }
+
+    /// Everything the source has said, after a hello or a resume.
+    private mutating func sendAll() -> [Action] {
+        sendWindow() + sendRotation() + sendOutputs() + sendTextDirection() + sendTouchpadScrolling()
+    }
+
+    /// `touchpad-scrolling`, when ready and not what was sent last.
+    private mutating func sendTouchpadScrolling() -> [Action] {
+        guard isReady, let naturalScrolling, naturalScrolling != sentNaturalScrolling else { return [] }
+        sentNaturalScrolling = naturalScrolling
+        return [.send(encode(.touchpadScrolling(natural: naturalScrolling), id: takeID()))]
+    }
 
     /// Why a change is not sent now, for the verbose line: nothing when it is.
     private var unsentNote: String {

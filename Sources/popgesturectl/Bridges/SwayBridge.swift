@@ -48,8 +48,9 @@ struct SwayBridge: ParsableCommand {
 }
 
 /// sway's IPC socket as a `FocusSource`: subscribed to window, workspace and shutdown
-/// events, and on their own to output events (which sway 1.7 refuses), then asked for
-/// the tree and the outputs, so that no change falls between the two. With
+/// events, and on their own to output events (which sway 1.7 refuses) and to input
+/// events (for the virtual touchpad's scrolling), then asked for the tree, the outputs
+/// and the inputs, so that no change falls between the two. With
 /// `$WAYLAND_DISPLAY`, also sway's wlr-output-management, for the outputs' physical
 /// sizes, which sway's IPC does not give: its connection is `otherDescriptor`.
 struct SwaySource: FocusSource {
@@ -68,7 +69,9 @@ struct SwaySource: FocusSource {
     private var framer = SwayFramer()
     private var tracker = SwayFocusTracker()
     private var outputTracker = SwayOutputTracker()
-    /// The subscriptions' answers so far: the first is the focus's, the second the outputs'.
+    private var touchpad = SwayTouchpadScrolling()
+    /// The subscriptions' answers so far: the first is the focus's, the second the
+    /// outputs', the third the inputs'.
     private var subscriptionReplies = 0
 
     /// What the outputs need, in the order `SwayOutputTracker` reads the replies: the
@@ -99,7 +102,8 @@ struct SwaySource: FocusSource {
         do {
             try socket.sendAll(
                 SwayIPC.encode(.subscribe, payload: #"["window","workspace","shutdown"]"#)
-                    + SwayIPC.encode(.subscribe, payload: #"["output"]"#) + SwayIPC.encode(.getTree) + Self.outputRequests)
+                    + SwayIPC.encode(.subscribe, payload: #"["output"]"#) + SwayIPC.encode(.subscribe, payload: #"["input"]"#)
+                    + SwayIPC.encode(.getTree) + Self.outputRequests)
         } catch {
             try? socket.close()
             throw CtlFailure("writing to sway at \(path) failed: \(error)", exitCode: .cannotConnect)
@@ -159,7 +163,7 @@ struct SwaySource: FocusSource {
                     events += try perform(outputTracker.sizesChanged(sizes))
                 case .log(let line):
                     events.append(.log(line))
-                case .focused, .rotated, .textDirection, .ended:
+                case .focused, .rotated, .textDirection, .touchpadScrolling, .ended:
                     break  // none come from the heads
                 }
             }
@@ -185,6 +189,10 @@ struct SwaySource: FocusSource {
             while let message = try framer.next() {
                 let type = SwayIPC.MessageType(rawValue: message.type)
                 if type == .subscribe { subscriptionReplies += 1 }
+                if type == .inputEvent || type == .getInputs || (type == .subscribe && subscriptionReplies == 3) {
+                    events += try inputs(type, message)
+                    if type != .getInputs { continue }
+                }
                 if [.getOutputs, .getConfig, .getInputs, .outputEvent].contains(type)
                     || (type == .subscribe && subscriptionReplies == 2)
                 {
@@ -205,15 +213,31 @@ struct SwaySource: FocusSource {
         return events
     }
 
-    /// What an outputs message means; an output event asks for the outputs again.
-    private mutating func outputs(_ type: SwayIPC.MessageType?, _ message: SwayMessage) throws -> [FocusSourceEvent] {
-        let payload: JSONValue
+    /// What an inputs message means for the virtual touchpad's scrolling. A sway that
+    /// refuses input events is told once: the setting is then read again with the
+    /// outputs only.
+    private mutating func inputs(_ type: SwayIPC.MessageType?, _ message: SwayMessage) throws -> [FocusSourceEvent] {
+        let payload = try Self.parse(message)
+        switch type {
+        case .getInputs: return touchpad.inputs(payload)
+        case .inputEvent: return touchpad.inputEvent(payload)
+        default:
+            return payload["success"]?.bool == true ? [] : [.log(
+                "this sway sends no input events: a change of natural scrolling reaches popgestured at the next output change")]
+        }
+    }
+
+    private static func parse(_ message: SwayMessage) throws(SwayIPCError) -> JSONValue {
         do {
-            payload = try JSONParser.parse(message.payload, maximumDepth: SwayIPC.maximumNestingDepth)
+            return try JSONParser.parse(message.payload, maximumDepth: SwayIPC.maximumNestingDepth)
         } catch {
             throw SwayIPCError(.badJSON, "sway sent a message that is not JSON: \(error)")
         }
-        return try outputs(type, payload: payload)
+    }
+
+    /// What an outputs message means; an output event asks for the outputs again.
+    private mutating func outputs(_ type: SwayIPC.MessageType?, _ message: SwayMessage) throws -> [FocusSourceEvent] {
+        try outputs(type, payload: try Self.parse(message))
     }
 
     private mutating func outputs(_ type: SwayIPC.MessageType?, payload: JSONValue) throws -> [FocusSourceEvent] {

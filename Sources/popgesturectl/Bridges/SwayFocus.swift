@@ -51,8 +51,8 @@ struct SwayFocusTracker {
             return workspaceEvent(payload)
         case .shutdownEvent:
             return .shutdown
-        case .getOutputs, .getConfig, .getInputs, .outputEvent, nil:
-            return .nothing  // `SwayOutputTracker`'s
+        case .getOutputs, .getConfig, .getInputs, .outputEvent, .inputEvent, nil:
+            return .nothing  // `SwayOutputTracker`'s and `SwayTouchpadScrolling`'s
         }
     }
 

@@ -29,6 +29,7 @@ enum SwayIPC {
         case outputEvent = 0x8000_0001
         case windowEvent = 0x8000_0003
         case shutdownEvent = 0x8000_0006
+        case inputEvent = 0x8000_0015
     }
 
     /// One request, framed.

@@ -99,7 +99,7 @@ struct WlrootsSource: FocusSource {
             case .focused: index == lastFocus ? events[index] : nil
             case .rotated: index == lastRotation ? events[index] : nil
             case .outputs: index == lastOutputs ? events[index] : nil
-            case .log, .textDirection, .ended: events[index]
+            case .log, .textDirection, .touchpadScrolling, .ended: events[index]
             }
         }
     }

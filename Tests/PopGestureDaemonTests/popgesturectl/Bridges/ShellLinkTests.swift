@@ -216,6 +216,22 @@ import PopGestureProtocol
         ], "no text direction: the source never said one")
     }
 
+    @Test("touchpad scrolling: sent once ready, only when it changed, and again after a reconnect")
+    func touchpadScrolling() throws {
+        var link = ShellLink(name: "bridge")
+        let hello = try Self.request(link.connected()[0])
+        #expect(try Self.sends(link.touchpadScrollingChanged(natural: true)).isEmpty, "nothing before the hello's reply")
+        #expect(try Self.sends(link.received(Self.helloReply(hello.id))) == [.touchpadScrolling(natural: true)])
+        #expect(try Self.sends(link.touchpadScrollingChanged(natural: true)).isEmpty)
+        #expect(try Self.sends(link.touchpadScrollingChanged(natural: false)) == [.touchpadScrolling(natural: false)])
+        _ = link.focused(Self.two)
+        _ = link.closed()
+        let again = try Self.request(link.connected()[0])
+        #expect(try Self.sends(link.received(Self.helloReply(again.id))) == [
+            .focusedWindow(app: "two", pid: 200), .touchpadScrolling(natural: false),
+        ])
+    }
+
     @Test("a rotation other than a quarter turn, or an output name past 256 bytes, is not taken as said")
     func rotationBounds() {
         #expect(OutputRotation(degrees: 45, output: "eDP-1") == nil)
