@@ -1,7 +1,9 @@
 // popgestured's GNOME Shell extension, its one part for every Shell version: tells
 // `popgesturectl bridge gnome`, on the session bus, the focus window (its WM class,
 // which is the Wayland app_id or the X11 WM_CLASS class, and its pid), the transform of
-// the built-in monitor (else the primary one) and the session's text direction. It
+// the built-in monitor (else the primary one), the session's text direction and whether
+// it scrolls touchpads naturally (mutter applies that key to every touchpad, the
+// daemon's virtual one too). It
 // reports everything again whenever the bridge's name appears on the bus, so a bridge
 // started after the Shell learns the state at once. Calls without a bridge fail quietly.
 // `build` puts this between the imports and the entry point of the Shell's own kind.
@@ -11,6 +13,7 @@ const BRIDGE_PATH = '/org/popgestured/Bridge';
 const BRIDGE_INTERFACE = 'org.popgestured.Bridge1';
 const DISPLAY_CONFIG = 'org.gnome.Mutter.DisplayConfig';
 const DISPLAY_CONFIG_PATH = '/org/gnome/Mutter/DisplayConfig';
+const TOUCHPAD_SCHEMA = 'org.gnome.desktop.peripherals.touchpad';
 
 class PopgesturedReporter {
     enable() {
@@ -19,6 +22,8 @@ class PopgesturedReporter {
         this._monitorsId = Gio.DBus.session.signal_subscribe(
             DISPLAY_CONFIG, DISPLAY_CONFIG, 'MonitorsChanged', DISPLAY_CONFIG_PATH, null,
             Gio.DBusSignalFlags.NONE, () => this._reportTransform());
+        this._touchpad = new Gio.Settings({schema_id: TOUCHPAD_SCHEMA});
+        this._scrollId = this._touchpad.connect('changed::natural-scroll', () => this._reportScrolling());
         this._watchId = Gio.bus_watch_name(
             Gio.BusType.SESSION, BRIDGE, Gio.BusNameWatcherFlags.NONE, () => this._reportAll(), null);
     }
@@ -27,11 +32,14 @@ class PopgesturedReporter {
         global.display.disconnect(this._focusId);
         Gio.DBus.session.signal_unsubscribe(this._monitorsId);
         Gio.bus_unwatch_name(this._watchId);
+        this._touchpad.disconnect(this._scrollId);
+        this._touchpad = null;
     }
 
     _reportAll() {
         this._reportFocus();
         this._reportTransform();
+        this._reportScrolling();
         let rtl = false;
         try {
             rtl = Clutter.get_default_text_direction() === Clutter.TextDirection.RTL;
@@ -40,6 +48,11 @@ class PopgesturedReporter {
             return;
         }
         this._call('TextDirection', new GLib.Variant('(s)', [rtl ? 'rtl' : 'ltr']));
+    }
+
+    _reportScrolling() {
+        const natural = this._touchpad.get_boolean('natural-scroll');
+        this._call('TouchpadScrolling', new GLib.Variant('(b)', [natural]));
     }
 
     _reportFocus() {

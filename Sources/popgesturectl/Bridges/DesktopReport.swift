@@ -11,6 +11,8 @@ import PopGestureProtocol
 ///                                         both: no window
 ///     OutputTransform(u transform, s output)  the output's wl_output transform (0 to 7)
 ///     TextDirection(s direction)          "ltr" or "rtl"
+///     TouchpadScrolling(b natural)        whether touchpads scroll naturally (GNOME:
+///                                         org.gnome.desktop.peripherals.touchpad natural-scroll)
 ///
 /// Only the compositor may call: the caller must be the connection that owns the
 /// compositor's name (`org.kde.KWin`, `org.gnome.Shell`) and run as this user.
@@ -28,6 +30,7 @@ enum DesktopReport {
             <method name="FocusedWindow"><arg name="app" type="s" direction="in"/><arg name="pid" type="i" direction="in"/></method>
             <method name="OutputTransform"><arg name="transform" type="u" direction="in"/><arg name="output" type="s" direction="in"/></method>
             <method name="TextDirection"><arg name="direction" type="s" direction="in"/></method>
+            <method name="TouchpadScrolling"><arg name="natural" type="b" direction="in"/></method>
           </interface>
         </node>
 
@@ -76,6 +79,11 @@ enum DesktopReport {
                 return .failure(invalid("TextDirection takes \"ltr\" or \"rtl\"", call))
             }
             return .success(.textDirection(direction))
+        case "TouchpadScrolling":
+            guard call.arguments.count == 1, case .bool(let natural) = call.arguments[0] else {
+                return .failure(invalid("TouchpadScrolling takes a boolean", call))
+            }
+            return .success(.touchpadScrolling(natural: natural))
         default:
             return .failure(DBusError(name: unknownMethod, message: "no method \(call.member) in \(interface)"))
         }

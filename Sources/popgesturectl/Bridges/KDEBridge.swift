@@ -107,8 +107,9 @@ struct KWinScript {
     }
 }
 
-/// KWin as a `FocusSource`: its script's calls on the session bus (the focus), and its
-/// output devices on its Wayland socket (the outputs). The outputs are extra: when they
+/// KWin as a `FocusSource`: its script's calls on the session bus (the focus), its
+/// output devices on its Wayland socket (the outputs), and its input device for the
+/// daemon's virtual touchpad (the touchpad's scrolling, read at each check). The outputs are extra: when they
 /// cannot be read the bridge says so once and carries on with the focus; the bus alone
 /// says when KWin has gone.
 struct KDESource: FocusSource {
@@ -120,6 +121,7 @@ struct KDESource: FocusSource {
     private var reloadFailed = false
     private(set) var outputs: KDEOutputDevices?
     private var tracker = KDEOutputTracker()
+    private var touchpad = KWinTouchpadScrolling()
     /// Lines to log at the first read: why there are no outputs.
     private var startLogs: [FocusSourceEvent] = []
     private var started = false
@@ -150,6 +152,18 @@ struct KDESource: FocusSource {
     /// reported, so the bridge asks, and loads it again.
     mutating func check() throws -> [FocusSourceEvent] {
         checkAt = .now + KWinScript.checkInterval
+        return readTouchpad() + checkScript()
+    }
+
+    /// KWin's natural scrolling for the virtual touchpad, when it changed.
+    private mutating func readTouchpad() -> [FocusSourceEvent] {
+        let bus = bus.bus
+        return touchpad.read(nodes: KWinTouchpadScrolling.eventNodes()) { path, interface, property in
+            try bus.call("org.kde.KWin", path, "org.freedesktop.DBus.Properties", "Get", [interface, property]).first
+        }
+    }
+
+    private mutating func checkScript() -> [FocusSourceEvent] {
         do {
             if try script.isLoaded() {
                 reloadFailed = false
@@ -175,7 +189,7 @@ struct KDESource: FocusSource {
     var hasBufferedEvents: Bool { !started || bus.hasBufferedEvents || outputs?.hasQueuedEvents == true }
 
     mutating func readAvailable() throws -> [FocusSourceEvent] {
-        var out = started ? [] : startLogs
+        var out = started ? [] : startLogs + readTouchpad()
         started = true
         if let outputs {
             do {

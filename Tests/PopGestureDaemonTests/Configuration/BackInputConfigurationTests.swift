@@ -1,3 +1,4 @@
+import Foundation
 import PopGestureCore
 @testable import PopGestureDaemon
 import Testing
@@ -84,6 +85,21 @@ private let path = "/etc/popgestured/popgestured.conf"
         #expect(throws: ConfigurationError.self) {
             try Configuration.parse("[back-input]\nfirefox = touchpad:2\n", path: path)
         }
+    }
+
+    @Test("the shipped file parses; Firefox gets the touchpad bridge as the session scrolls, the key until it says")
+    func theShippedFile() throws {
+        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../../systemd/popgestured.conf").standardized
+        let configuration = try Configuration.parse(try String(contentsOf: shipped, encoding: .utf8), path: path)
+        let map = configuration.backInput
+        for app in ["firefox", "firefox-esr"] {
+            #expect(map.input(forApp: app)?.touchpad == .standard, "\(app)")
+            #expect(map.input(forApp: app, touchpadScrolling: nil)?.codes == [Self.leftAlt, Self.left])
+            #expect(map.input(forApp: app, touchpadScrolling: true)?.touchpad?.scrolling == .natural)
+        }
+        #expect(map.input(forApp: "foot") == nil, "terminals get nothing")
+        #expect(map.usesTouchpad, "the daemon makes its virtual touchpad")
     }
 
     @Test func theCommandLineSetsOnlyTheStandardInput() throws {

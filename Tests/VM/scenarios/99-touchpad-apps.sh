@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # (v) Issue 21, the touchpad bridge with real apps: the page follows the finger. In
 # the desktop of 99-real-apps (sway with its libinput backend, Tests/VM/desktop.sh),
-# the shipped configuration plus `touchpad` for Firefox ESR and the libadwaita
-# leaflet app (Tests/VM/apps/leaflet-pages.py). For each app at page popB after popA,
-# in each grab mode of MODES:
+# the shipped configuration, which marks Firefox ESR `touchpad` (issue 31: no entry by
+# hand), plus `touchpad` for the libadwaita leaflet app (Tests/VM/apps/leaflet-pages.py).
+# The sway bridge tells the daemon how sway scrolls the virtual touchpad (status's
+# focus.touchpadScrolling, waited for). For each app at page popB after popA, in each
+# grab mode of MODES:
 #   1. a left-edge swipe held at 45 % of the width for 8 s: a screenshot halfway
 #      (APP-grab-MODE-held.png: the app's own back animation, under the finger), then
 #      the lift: the title says popA, still 5 s later (one back, by the app's own
 #      commit);
 #   2. back at popB, a swipe held at 6 % then released (the daemon cancels): the
 #      title stays popB; screenshots while held (-early.png) and after (-released.png).
+# Then for Firefox, with natural scrolling turned on in sway (`input type:touchpad
+# natural_scroll enabled`): at popB with popC ahead in its history (visited, then
+# Alt+Left), the held swipe goes back once, to popA, not forward to popC.
 # Checked: whether the page moved while held (the screenshot differs from the one at
 # rest; MOVES), and the titles (EXPECTED where a run showed otherwise). Logged: what
 # libinput read from the touchpad for each swipe (pad-MODE.out). Screenshots land in
@@ -26,7 +31,7 @@ python3 "$VM_DIR/make-swipe.py" "$desc" --shape hold --from 0.01 --hold-at 0.06 
 
 PAGES="$DESKTOP_HOME/pages"
 mkdir -p "$PAGES"
-for page in popA popB; do
+for page in popA popB popC; do
     {
         printf '<!doctype html><html><head><meta charset="utf-8"><title>%s</title></head>\n' "$page"
         printf '<body style="font: 96px sans-serif; background: %s"><h1>%s</h1></body></html>\n' \
@@ -37,9 +42,15 @@ firefox_profile
 chown -R nobody:nogroup "$DESKTOP_HOME"
 
 conf="$WORK/touchpad.conf"
+grep -qx "firefox-esr = touchpad" "$REPO/systemd/popgestured.conf" || fail "the shipped file does not mark firefox-esr touchpad"
 { cat "$REPO/systemd/popgestured.conf"
-  echo "firefox-esr = touchpad"
   echo "org.popgestured.LeafletPages = touchpad"; } >"$conf"
+
+# scrolling_is WORD: status's focus.touchpadScrolling is WORD (natural or traditional).
+_scrolling_is() {
+    [ "$(vmctl status | python3 -c 'import json, sys; print(json.load(sys.stdin).get("focus", {}).get("touchpadScrolling", ""))')" = "$1" ]
+}
+wait_scrolling() { wait_for 60 "the sway bridge to say sway scrolls the virtual touchpad $1" _scrolling_is "$1"; }
 
 start_desktop "$desc"
 
@@ -57,6 +68,8 @@ touchpad_daemon() {
     open_observer "watch-$1"
     PAD="$WORK/pad-$1.out"
     GRAB_NOW=$1
+    wait_scrolling traditional
+    log "the sway bridge said: traditional scrolling (sway's default for touchpads)"
 }
 # pad_scrolled FROM: "N scroll events, S in all, stop: yes|no" for $PAD after line FROM.
 pad_scrolled() {
@@ -94,7 +107,39 @@ check_touchpad_app() {
         touchpad_daemon "$mode"
         check_touchpad_swipes "$name" "$mode" "$page_b"
     done
+    [ "$name" != firefox ] || check_natural_scrolling "$name" "$page_b"
     close_apps
+}
+
+# check_natural_scrolling NAME PAGE-B: natural scrolling on in sway, the bridge says
+# so, and the held swipe from popB (popC ahead) goes back to popA; then off again.
+check_natural_scrolling() {
+    local name=$1 page_c=${2/popB/popC} shot="$WORK/$1-natural" from after
+    swaymsg input type:touchpad natural_scroll enabled >/dev/null
+    wait_scrolling natural
+    log "$name: natural scrolling on; the sway bridge said so"
+    at_page_b "$2"
+    navigate_until "$page_c" '\bpopC\b' || fail "the location bar did not take $page_c"
+    sleep 3
+    press alt+left
+    try_wait 30 _title_is '\bpopB\b' || fail "Alt+Left did not go back from popC (the title is \"$(focused_title)\")"
+    sleep 3
+    swaymsg seat seat0 cursor set 640 500 >/dev/null
+    sleep 3
+    screenshot "$shot-rest.png"
+    from=$(wc -l <"$PAD")
+    play_bg "$DEV_NODE" "$held"
+    sleep 5
+    screenshot "$shot-held.png"
+    cmp -s "$shot-rest.png" "$shot-held.png" && FAILURES+=("$name, natural scrolling: held at 45 %, the page did not move")
+    wait "$PLAY_PID"
+    try_wait 60 _title_is '\bpopA\b' || true
+    sleep 5
+    after=$(focused_title)
+    log "$name, natural scrolling: lifted: \"$after\"; the touchpad: $(pad_scrolled "$from")"
+    grep -qE '\bpopA\b' <<<"$after" || FAILURES+=("$name, natural scrolling: the held swipe left \"$after\", not popA")
+    swaymsg input type:touchpad natural_scroll disabled >/dev/null
+    wait_scrolling traditional
 }
 
 # at_page_b PAGE-B: popB, after popA in the app's history.

@@ -75,10 +75,12 @@ import Testing
                     == DesktopReport.invalidArgs)
     }
 
-    @Test("TextDirection takes ltr or rtl; a wrong call gets InvalidArgs or UnknownMethod")
+    @Test("TextDirection takes ltr or rtl, TouchpadScrolling a boolean; a wrong call gets InvalidArgs or UnknownMethod")
     func textDirectionAndMistakes() throws {
         #expect(try Self.read(Self.call("TextDirection", [.string("rtl")])).get() == .textDirection(.rightToLeft))
         #expect(Self.errorName(Self.read(Self.call("TextDirection", [.string("up")]))) == DesktopReport.invalidArgs)
+        #expect(try Self.read(Self.call("TouchpadScrolling", [.bool(false)])).get() == .touchpadScrolling(natural: false))
+        #expect(Self.errorName(Self.read(Self.call("TouchpadScrolling", [.string("true")]))) == DesktopReport.invalidArgs)
         #expect(Self.errorName(Self.read(Self.call("FocusedWindow", [.string("a")]))) == DesktopReport.invalidArgs)
         #expect(Self.errorName(Self.read(Self.call("Quit", []))) == DesktopReport.unknownMethod)
         var other = Self.call("FocusedWindow", [.string("a"), .integer(1)])

@@ -24,7 +24,8 @@ struct GNOMEBridgeTests {
     /// The test's hook: Activate(s wmClass) on org.popgestured.Test activates that window.
     static let hookBody = """
         const HOOK_XML = '<node><interface name="org.popgestured.Test"><method name="Activate">' +
-            '<arg type="s" direction="in"/><arg type="b" direction="out"/></method></interface></node>';
+            '<arg type="s" direction="in"/><arg type="b" direction="out"/></method>' +
+            '<method name="NaturalScroll"><arg type="b" direction="in"/></method></interface></node>';
         class TestHook {
             enable() {
                 this._object = Gio.DBusExportedObject.wrapJSObject(HOOK_XML, this);
@@ -41,6 +42,9 @@ struct GNOMEBridgeTests {
                 if (window)
                     window.activate(global.get_current_time());
                 return window !== undefined;
+            }
+            NaturalScroll(natural) {
+                new Gio.Settings({schema_id: 'org.gnome.desktop.peripherals.touchpad'}).set_boolean('natural-scroll', natural);
             }
         }
         """
@@ -136,7 +140,7 @@ struct GNOMEBridgeTests {
         }
     }
 
-    @Test("the extension reports the focus window's app id and pid in order, the monitor's turns as degrees clockwise, and ltr",
+    @Test("the extension reports the focus window's app id and pid in order, the monitor's turns as degrees clockwise, ltr, and the touchpads' natural scrolling",
           .timeLimit(.minutes(3)))
     func followsFocusAndRotation() throws {
         try DesktopSession.requireGTK()
@@ -148,6 +152,12 @@ struct GNOMEBridgeTests {
         #expect(recorder.waitForFocus(nil, pid: nil), "no window at first: \(recorder.requests)\n\(bridge.err)")
         #expect(PopGestureCtlDaemonTests.within(seconds: 20) { recorder.rotations.count == 1 }, "\(recorder.requests)")
         #expect(recorder.requests.contains(.textDirection(.leftToRight)), "\(recorder.requests)")
+        #expect(recorder.requests.contains(.touchpadScrolling(natural: true)), "GNOME's default: \(recorder.requests)")
+        try bus.call("org.popgestured.Test", "/org/popgestured/Test", "org.popgestured.Test.NaturalScroll", ["false"])
+        #expect(PopGestureCtlDaemonTests.within(seconds: 20) {
+            recorder.requests.last { if case .touchpadScrolling = $0 { true } else { false } } == .touchpadScrolling(natural: false)
+        },
+                "the setting changed: \(recorder.requests)")
 
         let one = try DesktopSession.window("test.popgestured.one", on: bus, display: shell.display)
         let two = try DesktopSession.window("test.popgestured.two", on: bus, display: shell.display)
