@@ -4,6 +4,7 @@ compositor's outputs come from `grim` (its PPM output) instead.
 
     image = grab(":91")              # an Image: width, height, pixel(x, y) -> (r, g, b)
     image = grab_wayland(env)        # env: WAYLAND_DISPLAY and XDG_RUNTIME_DIR of the compositor
+    image = read_png(data)           # a PNG file's bytes, such as GNOME Shell's screenshots
     image.save_png("shot.png")
 """
 
@@ -103,3 +104,48 @@ def grab_wayland(env, timeout=10):
     dump = subprocess.run(["grim", "-t", "ppm", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           timeout=timeout, check=True, env=env).stdout
     return read_ppm(dump)
+
+
+def read_png(data):
+    """A PNG of 8-bit RGB or RGBA, not interlaced (what GNOME Shell's screenshots are), as
+    an Image: alpha dropped (a screenshot is opaque)."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    position, idat, header = 8, bytearray(), None
+    while position < len(data):
+        length, kind = struct.unpack(">I4s", data[position:position + 8])
+        body = data[position + 8:position + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        elif kind == b"IEND":
+            break
+        position += 12 + length
+    if header is None:
+        raise ValueError("a PNG without IHDR")
+    width, height, depth, colour, _compression, _filter, interlace = header
+    if depth != 8 or colour not in (2, 6) or interlace != 0:
+        raise ValueError(f"unsupported PNG: depth {depth}, colour type {colour}, interlace {interlace}")
+    channels = 3 if colour == 2 else 4
+    stride = channels * width
+    raw = zlib.decompress(bytes(idat))
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            left = line[i - channels] if i >= channels else 0
+            up, corner = previous[i], previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + up) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                estimate = left + up - corner
+                pa, pb, pc = abs(estimate - left), abs(estimate - up), abs(estimate - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 0xFF
+        rows.append(bytes(line) if channels == 3 else bytes(b for i, b in enumerate(line) if i % 4 != 3))
+        previous = line
+    return Image(width, height, b"".join(rows))

@@ -103,7 +103,12 @@ class IndicatorScenario(Session):
         self.start_daemon()
         ctl = os.path.join(os.path.dirname(support.BINARY), "popgesturectl")
         self.spawn([ctl, "--socket", self.daemon.socket, "monitor"], "monitor")
+        # The person's file for the arrow (indicator.conf) goes here; the folder exists
+        # first, as ~/.config does, so that the indicator's file monitor sees it at once.
+        self.config = os.path.join(self.directory, "config")
+        os.makedirs(os.path.join(self.config, "popgestured"))
         self.start_display()
+        self.env["XDG_CONFIG_HOME"] = self.config
 
     # ------------------------------------------------------------ processes
 
@@ -224,7 +229,27 @@ class IndicatorScenario(Session):
         self.wait_for(lambda: self.monitor_count("back-input") == 1, 10, "back-input")
         self.shot("5-after", self.no_arrow)
         self.assertEqual(self.monitor_count("input-began"), 2, self.logs())
-        self.assertIsNone(self.indicator.poll(), f"the indicator exited{self.logs()}")
+        self.assertIsNone(getattr(self, self.watched).poll(), f"the {self.watched} exited{self.logs()}")
+
+    def test_arrow_off_in_the_person_s_file_draws_nothing_and_on_again_draws(self):
+        self.start_app()
+        self.start_indicator()
+        settings = os.path.join(self.config, "popgestured", "indicator.conf")
+        with open(settings, "w") as file:
+            file.write("# turned off by the person\narrow = off\n")
+        self.finger.down(START_MM, 68.0)
+        self.finger.move_to(START_MM + 0.5 * COMMIT * PANEL_MM)
+        self.wait_for(lambda: self.monitor_count("input-progress") > 0, 10, "input-progress")
+        self.shot("off-halfway", self.no_arrow)
+        self.finger.up()
+        self.wait_for(lambda: self.monitor_count("input-cancelled") == 1, 10, "input-cancelled")
+        with open(settings, "w") as file:
+            file.write("arrow = on\n")
+        time.sleep(1)  # the file monitor
+        self.finger.down(START_MM, 68.0)
+        self.finger.move_to(START_MM + 0.5 * COMMIT * PANEL_MM)
+        self.shot("on-again-halfway", self.arrow_at(0.5))
+        self.finger.up()
 
 
 class IndicatorOnSwayTest(IndicatorScenario, unittest.TestCase):
@@ -279,6 +304,135 @@ class IndicatorOnX11Test(IndicatorScenario, unittest.TestCase):
         return screenshot.grab(self.display)
 
 
+# The test's own extension: Screenshot(path) writes a PNG of the screen's left strip
+# (Shell.Screenshot, in the Shell itself: its D-Bus Screenshot is for allowed callers).
+HOOK_UUID = "popgestured-test-shot@popgestured"
+HOOK_BODY = """
+const HOOK_XML = '<node><interface name="org.popgestured.TestShot"><method name="Screenshot">' +
+    '<arg type="s" direction="in"/><arg type="i" direction="in"/></method></interface></node>';
+class TestShot {
+    enable() {
+        this._object = Gio.DBusExportedObject.wrapJSObject(HOOK_XML, this);
+        this._object.export(Gio.DBus.session, '/org/popgestured/TestShot');
+        this._owner = Gio.bus_own_name_on_connection(Gio.DBus.session, 'org.popgestured.TestShot',
+            Gio.BusNameOwnerFlags.NONE, null, null);
+    }
+    disable() {
+        this._object.unexport();
+        Gio.bus_unown_name(this._owner);
+    }
+    ScreenshotAsync([path, width], invocation) {
+        const stream = Gio.File.new_for_path(path).replace(null, false, Gio.FileCreateFlags.NONE, null);
+        new Shell.Screenshot().screenshot_area(0, 0, width, global.stage.height, stream, (shooter, result) => {
+            try {
+                shooter.screenshot_area_finish(result);
+                stream.close(null);
+                invocation.return_value(null);
+            } catch (e) {
+                invocation.return_dbus_error('org.popgestured.TestShot.Failed', String(e));
+            }
+        });
+    }
+}
+"""
+STRIP = 4 * SIZE  # the screenshot's width: the arrow and what is beside it
+
+
+class IndicatorOnGnomeShellTest(IndicatorScenario, unittest.TestCase):
+    """GNOME Shell on Wayland, which has no layer-shell: the arrow is drawn in the Shell's
+    own stage by the package's extension (desktop/gnome-shell/arrow.js), here on
+    `gnome-shell --headless` with a private session bus, and observes the daemon at
+    $POPGESTURED_SOCKET. Screenshots of the left strip come from the Shell itself."""
+    backend, surface, see_through = "gnome-shell", None, True
+    watched = "shell"
+
+    @staticmethod
+    def missing_requirements():
+        return [f"{tool} (Debian: {package})" for tool, package in
+                (("gnome-shell", "gnome-shell"), ("dbus-daemon", "dbus"), ("gdbus", "libglib2.0-bin"))
+                if shutil.which(tool) is None]
+
+    def bus(self, name):
+        """A dbus-daemon of its own (the session bus's configuration), its address."""
+        process = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"})
+        self.addCleanup(self.stop, process)
+        address = process.stdout.readline().decode().strip()
+        if not address:
+            self.fail(f"the {name} bus did not start")
+        return address
+
+    def gdbus(self, destination, path, method, *arguments, check=True):
+        run = subprocess.run(["gdbus", "call", "--session", "--timeout", "20", "--dest", destination,
+                              "--object-path", path, "--method", method, *arguments],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=self.env)
+        if check and run.returncode != 0:
+            self.fail(f"gdbus {method} {arguments}: {run.stdout.decode()}{self.logs()}")
+        return run.returncode == 0 and run.stdout.decode()
+
+    def start_display(self):
+        version = subprocess.run(["gnome-shell", "--version"], stdout=subprocess.PIPE, check=True).stdout.decode()
+        major = int(version.split()[-1].split(".")[0])  # "GNOME Shell 43.9"
+        data = os.path.join(self.directory, "data")
+        subprocess.run([os.path.join(REPO, "desktop", "install"), data, str(major)], check=True)
+        hook = os.path.join(data, "gnome-shell", "extensions", HOOK_UUID)
+        os.makedirs(hook)
+        with open(os.path.join(hook, "extension.js"), "w") as file:
+            if major < 45:
+                file.write("const {Gio, Shell} = imports.gi;\n" + HOOK_BODY + "function init() { return new TestShot(); }\n")
+            else:
+                file.write("import Gio from 'gi://Gio';\nimport Shell from 'gi://Shell';\n"
+                           "import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';\n" + HOOK_BODY
+                           + "export default class extends Extension {\n"
+                           "    enable() { this._hook = new TestShot(); this._hook.enable(); }\n"
+                           "    disable() { this._hook.disable(); }\n}\n")
+        with open(os.path.join(hook, "metadata.json"), "w") as file:
+            file.write('{"uuid": "%s", "name": "popgestured test shot", "description": "Screenshots for tests.", '
+                       '"shell-version": ["%d"]}' % (HOOK_UUID, major))
+        runtime = tempfile.mkdtemp(prefix="popgesture-gnome-")
+        self.addCleanup(shutil.rmtree, runtime, True)
+        os.chmod(runtime, 0o700)
+        self.env = {"PATH": "/usr/bin:/bin", "HOME": self.directory, "XDG_RUNTIME_DIR": runtime,
+                    "XDG_DATA_HOME": data, "XDG_CONFIG_HOME": self.config,
+                    "DBUS_SESSION_BUS_ADDRESS": self.bus("session")}
+        shell_env = dict(self.env, DBUS_SYSTEM_BUS_ADDRESS=self.bus("system"), GSETTINGS_BACKEND="memory",
+                         XDG_CURRENT_DESKTOP="GNOME", XDG_SESSION_TYPE="wayland",
+                         POPGESTURED_SOCKET=self.daemon.socket)
+        os.makedirs("/tmp/.X11-unix", mode=0o1777, exist_ok=True)
+        self.shell = self.spawn(["gnome-shell", "--headless", "--virtual-monitor", "%dx%d" % SCREEN,
+                                 "--wayland-display", "wayland-arrow"], "shell", shell_env)
+
+        def enabled():
+            return all(self.gdbus("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.EnableExtension",
+                                  uuid, check=False) for uuid in (HOOK_UUID, "popgestured-bridge@popgestured"))
+        self.wait_for(enabled, 60, "GNOME Shell with both extensions enabled")
+        self.wait_for(lambda: self.gdbus("org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                         "org.freedesktop.DBus.GetNameOwner", "org.popgestured.TestShot", check=False),
+                      30, "the screenshot hook")
+        # The arrow observes the daemon: the daemon lists it among its clients.
+        self.wait_for(lambda: "popgestured arrow" in (subprocess.run(
+            [os.path.join(os.path.dirname(support.BINARY), "popgesturectl"), "--socket", self.daemon.socket, "status"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode()), 30, "the arrow observing the daemon")
+
+    def start_app(self):
+        self.shot("0-app", lambda image: None)
+
+    def start_indicator(self):
+        pass  # the extension is the indicator, enabled with the Shell
+
+    def grab(self):
+        path = os.path.join(self.directory, "strip.png")
+        self.gdbus("org.popgestured.TestShot", "/org/popgestured/TestShot", "org.popgestured.TestShot.Screenshot",
+                   path, str(STRIP))
+        with open(path, "rb") as file:
+            return screenshot.read_png(file.read())
+
+    def logs(self):
+        return (f"\n--- gnome-shell:\n{self.read('shell')[-3000:]}\n--- monitor:\n{self.read('monitor')}"
+                f"\n--- daemon:\n{self.daemon.log}")
+
+
+
 def load_indicator():
     """The indicator's module, imported from its file (it is a script, not a package)."""
     import importlib.util
@@ -326,6 +480,17 @@ class ArrowTests(unittest.TestCase):
         self.assertAlmostEqual(arrow.fraction, 0.5)
         arrow.handle({"type": "input-progress", "progress": 0.2, "commit": 0})
         self.assertEqual(arrow.fraction, 1.0, "a commit progress of 0 commits at once")
+
+    def test_the_person_s_file_turns_the_arrow_off_and_moves_it_and_nothing_else(self):
+        directory = support.temporary_directory(self)
+        path = os.path.join(directory, "indicator.conf")
+        self.assertEqual(self.module.read_settings(path), {}, "no file: the defaults")
+        with open(path, "w") as file:
+            file.write("# a comment\narrow = off\nedge=right\ncolour = red\narrow = maybe\n#edge = left\n")
+        self.assertEqual(self.module.read_settings(path), {"arrow": False, "edge": "right"})
+        with open(path, "wb") as file:
+            file.write(b"arrow = on\n" + b"x" * 8192 + b"\nedge = right\n")
+        self.assertEqual(self.module.read_settings(path), {"arrow": True}, "only the first 4 KiB are read")
 
     def test_a_line_longer_than_the_protocol_allows_ends_the_connection(self):
         import socket

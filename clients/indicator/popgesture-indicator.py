@@ -30,7 +30,7 @@ import gi
 
 gi.require_version("Gtk", "3.0")
 gi.require_version("Gdk", "3.0")
-from gi.repository import Gdk, GLib, Gtk  # noqa: E402
+from gi.repository import Gdk, Gio, GLib, Gtk  # noqa: E402
 
 DEFAULT_SOCKET = "/run/popgestured/popgestured.sock"
 # The protocol's own line limit is 64 KiB; an event line is far shorter, so a longer
@@ -41,6 +41,33 @@ RETRY_SECONDS = 2
 # point, as a fraction of --size (Android's back arrow grows the same way).
 MINIMUM_WIDTH = 0.15
 EXIT_NO_SURFACE = 3
+
+
+def settings_path():
+    """The person's one place for the arrow, on every desktop (the GNOME Shell extension
+    reads it too): $XDG_CONFIG_HOME/popgestured/indicator.conf."""
+    return os.path.join(GLib.get_user_config_dir(), "popgestured", "indicator.conf")
+
+
+def read_settings(path):
+    """`key = value` lines, # comments: `arrow` on (the default) or off, `edge` left or
+    right (default: --edge). At most 4 KiB are read; what is not understood is ignored."""
+    settings = {}
+    try:
+        with open(path, "rb") as file:
+            text = file.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return settings
+    for line in text.splitlines():
+        key, equals, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if not equals or key.startswith("#"):
+            continue
+        if key == "arrow" and value in ("on", "off"):
+            settings["arrow"] = value == "on"
+        elif key == "edge" and value in ("left", "right"):
+            settings["edge"] = value
+    return settings
 
 
 def log(message):
@@ -89,7 +116,25 @@ class Indicator:
         self.connection = None
         self.watch = None
         self.buffer = b""
+        self.path = settings_path()
+        self.settings = read_settings(self.path)
         self.window = self.make_window()
+        # Turned off or moved in the file: at once, without a restart.
+        self.monitor = Gio.File.new_for_path(self.path).monitor_file(Gio.FileMonitorFlags.NONE, None)
+        self.monitor.connect("changed", self.settings_changed)
+
+    @property
+    def edge(self):
+        return self.settings.get("edge", self.options.edge)
+
+    def settings_changed(self, *_):
+        edge = self.edge
+        self.settings = read_settings(self.path)
+        log(f"{self.path}: arrow {'on' if self.settings.get('arrow', True) else 'off'}, edge {self.edge}")
+        if self.edge != edge:
+            self.window.destroy()
+            self.window = self.make_window()
+        self.update()
 
     # ------------------------------------------------------------ the surface
 
@@ -111,7 +156,7 @@ class Indicator:
             GtkLayerShell.init_for_window(window)
             GtkLayerShell.set_namespace(window, "popgesture-indicator")
             GtkLayerShell.set_layer(window, GtkLayerShell.Layer.OVERLAY)
-            edge = GtkLayerShell.Edge.LEFT if self.options.edge == "left" else GtkLayerShell.Edge.RIGHT
+            edge = GtkLayerShell.Edge.LEFT if self.edge == "left" else GtkLayerShell.Edge.RIGHT
             GtkLayerShell.set_anchor(window, edge, True)
             GtkLayerShell.set_keyboard_interactivity(window, False)
             # Over every panel, and moving none of them.
@@ -121,7 +166,7 @@ class Indicator:
             window = Gtk.Window(type=Gtk.WindowType.POPUP)
             monitor = display.get_primary_monitor() or display.get_monitor(0)
             area = monitor.get_geometry()
-            x = area.x if self.options.edge == "left" else area.x + area.width - size
+            x = area.x if self.edge == "left" else area.x + area.width - size
             window.move(x, area.y + (area.height - 2 * size) // 2)
         window.set_default_size(size, 2 * size)
         window.set_size_request(size, 2 * size)
@@ -134,7 +179,7 @@ class Indicator:
         # Never in the way of a finger: an empty input region.
         window.connect("realize", lambda w: w.input_shape_combine_region(cairo.Region()))
         log(f"drawing on {'a layer-shell surface' if wayland else 'an override-redirect window'}"
-            f" at the {self.options.edge} edge")
+            f" at the {self.edge} edge")
         return window
 
     def draw(self, widget, cr):
@@ -151,7 +196,7 @@ class Indicator:
         height = 2 * size
         fraction = self.arrow.fraction
         width = size * (MINIMUM_WIDTH + (1 - MINIMUM_WIDTH) * fraction)
-        left = self.options.edge == "left"
+        left = self.edge == "left"
         # The bubble: a half-disc bulging from the edge, width growing with the finger.
         cr.save()
         cr.translate(0 if left else size, height / 2)
@@ -177,7 +222,7 @@ class Indicator:
             cr.stroke()
 
     def update(self):
-        if self.arrow.visible:
+        if self.arrow.visible and self.settings.get("arrow", True):
             if not self.window.get_visible():
                 self.window.show_all()
             self.window.queue_draw()

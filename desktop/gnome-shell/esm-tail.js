@@ -1,12 +1,12 @@
 
 export default class PopgesturedBridgeExtension extends Extension {
     enable() {
-        this._reporter = new PopgesturedReporter();
-        this._reporter.enable();
+        this._parts = [new PopgesturedReporter(), new PopgesturedArrow()];
+        this._parts.forEach(part => part.enable());
     }
 
     disable() {
-        this._reporter.disable();
-        this._reporter = null;
+        this._parts.forEach(part => part.disable());
+        this._parts = null;
     }
 }

@@ -1,4 +1,5 @@
 /* exported init */
 // GNOME Shell 43 and 44 (Debian 12): legacy imports.
-const {Clutter, Gio, GLib} = imports.gi;
+const {Clutter, Gio, GLib, St} = imports.gi;
+const Main = imports.ui.main;
 

@@ -1,4 +1,13 @@
 
 function init() {
-    return new PopgesturedReporter();
+    return {
+        enable() {
+            this._parts = [new PopgesturedReporter(), new PopgesturedArrow()];
+            this._parts.forEach(part => part.enable());
+        },
+        disable() {
+            this._parts.forEach(part => part.disable());
+            this._parts = null;
+        },
+    };
 }
