@@ -1,12 +1,12 @@
 
 export default class PopgesturedBridgeExtension extends Extension {
     enable() {
-        this._parts = [new PopgesturedReporter(), new PopgesturedArrow()];
-        this._parts.forEach(part => part.enable());
+        this._parts = new PopgesturedParts();
+        this._parts.enable();
     }
 
     disable() {
-        this._parts.forEach(part => part.disable());
+        this._parts.disable();
         this._parts = null;
     }
 }

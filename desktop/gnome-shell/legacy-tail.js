@@ -1,13 +1,4 @@
 
 function init() {
-    return {
-        enable() {
-            this._parts = [new PopgesturedReporter(), new PopgesturedArrow()];
-            this._parts.forEach(part => part.enable());
-        },
-        disable() {
-            this._parts.forEach(part => part.disable());
-            this._parts = null;
-        },
-    };
+    return new PopgesturedParts();
 }
