@@ -38,6 +38,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "Tests", "lib"))
 sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 import screenshot  # noqa: E402
 import session  # noqa: E402

@@ -50,7 +50,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "Tests", "lib"))
 sys.path.insert(0, os.path.join(REPO, "clients", "python"))
+import gnome_shot  # noqa: E402
 import screenshot  # noqa: E402
 from session import PANEL_MM, Session  # noqa: E402
 from tests import support  # noqa: E402
@@ -304,37 +306,6 @@ class IndicatorOnX11Test(IndicatorScenario, unittest.TestCase):
         return screenshot.grab(self.display)
 
 
-# The test's own extension: Screenshot(path) writes a PNG of the screen's left strip
-# (Shell.Screenshot, in the Shell itself: its D-Bus Screenshot is for allowed callers).
-HOOK_UUID = "popgestured-test-shot@popgestured"
-HOOK_BODY = """
-const HOOK_XML = '<node><interface name="org.popgestured.TestShot"><method name="Screenshot">' +
-    '<arg type="s" direction="in"/><arg type="i" direction="in"/></method></interface></node>';
-class TestShot {
-    enable() {
-        this._object = Gio.DBusExportedObject.wrapJSObject(HOOK_XML, this);
-        this._object.export(Gio.DBus.session, '/org/popgestured/TestShot');
-        this._owner = Gio.bus_own_name_on_connection(Gio.DBus.session, 'org.popgestured.TestShot',
-            Gio.BusNameOwnerFlags.NONE, null, null);
-    }
-    disable() {
-        this._object.unexport();
-        Gio.bus_unown_name(this._owner);
-    }
-    ScreenshotAsync([path, width], invocation) {
-        const stream = Gio.File.new_for_path(path).replace(null, false, Gio.FileCreateFlags.NONE, null);
-        new Shell.Screenshot().screenshot_area(0, 0, width, global.stage.height, stream, (shooter, result) => {
-            try {
-                shooter.screenshot_area_finish(result);
-                stream.close(null);
-                invocation.return_value(null);
-            } catch (e) {
-                invocation.return_dbus_error('org.popgestured.TestShot.Failed', String(e));
-            }
-        });
-    }
-}
-"""
 STRIP = 4 * SIZE  # the screenshot's width: the arrow and what is beside it
 
 
@@ -375,20 +346,7 @@ class IndicatorOnGnomeShellTest(IndicatorScenario, unittest.TestCase):
         major = int(version.split()[-1].split(".")[0])  # "GNOME Shell 43.9"
         data = os.path.join(self.directory, "data")
         subprocess.run([os.path.join(REPO, "desktop", "install"), data, str(major)], check=True)
-        hook = os.path.join(data, "gnome-shell", "extensions", HOOK_UUID)
-        os.makedirs(hook)
-        with open(os.path.join(hook, "extension.js"), "w") as file:
-            if major < 45:
-                file.write("const {Gio, Shell} = imports.gi;\n" + HOOK_BODY + "function init() { return new TestShot(); }\n")
-            else:
-                file.write("import Gio from 'gi://Gio';\nimport Shell from 'gi://Shell';\n"
-                           "import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';\n" + HOOK_BODY
-                           + "export default class extends Extension {\n"
-                           "    enable() { this._hook = new TestShot(); this._hook.enable(); }\n"
-                           "    disable() { this._hook.disable(); }\n}\n")
-        with open(os.path.join(hook, "metadata.json"), "w") as file:
-            file.write('{"uuid": "%s", "name": "popgestured test shot", "description": "Screenshots for tests.", '
-                       '"shell-version": ["%d"]}' % (HOOK_UUID, major))
+        gnome_shot.install(data, major)
         runtime = tempfile.mkdtemp(prefix="popgesture-gnome-")
         self.addCleanup(shutil.rmtree, runtime, True)
         os.chmod(runtime, 0o700)
@@ -404,10 +362,10 @@ class IndicatorOnGnomeShellTest(IndicatorScenario, unittest.TestCase):
 
         def enabled():
             return all(self.gdbus("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions.EnableExtension",
-                                  uuid, check=False) for uuid in (HOOK_UUID, "popgestured-bridge@popgestured"))
+                                  uuid, check=False) for uuid in (gnome_shot.UUID, "popgestured-bridge@popgestured"))
         self.wait_for(enabled, 60, "GNOME Shell with both extensions enabled")
         self.wait_for(lambda: self.gdbus("org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                         "org.freedesktop.DBus.GetNameOwner", "org.popgestured.TestShot", check=False),
+                                         "org.freedesktop.DBus.GetNameOwner", gnome_shot.NAME, check=False),
                       30, "the screenshot hook")
         # The arrow observes the daemon: the daemon lists it among its clients.
         self.wait_for(lambda: "popgestured arrow" in (subprocess.run(
@@ -422,8 +380,7 @@ class IndicatorOnGnomeShellTest(IndicatorScenario, unittest.TestCase):
 
     def grab(self):
         path = os.path.join(self.directory, "strip.png")
-        self.gdbus("org.popgestured.TestShot", "/org/popgestured/TestShot", "org.popgestured.TestShot.Screenshot",
-                   path, str(STRIP))
+        self.gdbus(gnome_shot.NAME, gnome_shot.PATH, gnome_shot.METHOD, path, str(STRIP))
         with open(path, "rb") as file:
             return screenshot.read_png(file.read())
 
