@@ -53,6 +53,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "Tests", "lib"))
 sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 import gnome_shot  # noqa: E402
+from arrow_pixels import COLOUR, SIZE, arrow, expected_right, near  # noqa: E402
 import screenshot  # noqa: E402
 from session import PANEL_MM, Session  # noqa: E402
 from tests import support  # noqa: E402
@@ -60,16 +61,9 @@ from tests import support  # noqa: E402
 INDICATOR = os.path.join(REPO, "clients", "indicator", "popgesture-indicator.py")
 APP_PYTHON = "/usr/bin/python3"
 SCREEN = (1280, 800)
-SIZE = 48                      # the indicator's default --size, in pixels
-MINIMUM_WIDTH = 0.15           # its bubble's width at the start, as a fraction of SIZE
-COLOUR = (0x33, 0x67, 0xD6)    # its default --colour
 GREY = (0x80, 0x80, 0x80)      # the X11 test's xterm background
 COMMIT = 0.3                   # the daemon's default commit-progress
 START_MM = 0.02 * PANEL_MM     # inside the 4.8 mm edge zone: the back input takes it
-
-
-def near(pixel, colour, tolerance=24):
-    return all(abs(a - b) <= tolerance for a, b in zip(pixel, colour))
 
 
 def missing_requirements():
@@ -82,16 +76,6 @@ def missing_requirements():
         missing.append(f"GTK 3 and gtk-layer-shell for {APP_PYTHON} "
                        "(Debian: python3-gi gir1.2-gtk-3.0 gir1.2-gtklayershell-0.1)")
     return missing
-
-
-def arrow(image):
-    """The arrow's pixels near the left edge: (rightmost x + 1, pixel count); (0, 0) when none."""
-    right, count = 0, 0
-    for y in range(image.height // 2 - SIZE * 2, image.height // 2 + SIZE * 2):
-        for x in range(0, SIZE * 3):
-            if near(image.pixel(x, y), COLOUR):
-                right, count = max(right, x + 1), count + 1
-    return right, count
 
 
 class IndicatorScenario(Session):
@@ -178,7 +162,7 @@ class IndicatorScenario(Session):
         SIZE x (0.15 + 0.85 x fraction) from the left edge, +- 3 px of antialiasing;
         beside it the app shows when there is a compositor (`see_through`)."""
         see_through = self.see_through
-        expected = SIZE * (MINIMUM_WIDTH + (1 - MINIMUM_WIDTH) * fraction)
+        expected = expected_right(fraction)
 
         def check(image):
             right, count = arrow(image)
@@ -383,6 +367,14 @@ class IndicatorOnGnomeShellTest(IndicatorScenario, unittest.TestCase):
         self.gdbus(gnome_shot.NAME, gnome_shot.PATH, gnome_shot.METHOD, path, str(STRIP))
         with open(path, "rb") as file:
             return screenshot.read_png(file.read())
+
+    def test_the_python_indicator_leaves_the_arrow_to_the_extension(self):
+        run = subprocess.run([APP_PYTHON, INDICATOR, "--socket", self.daemon.socket], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, timeout=30,
+                             env=dict(self.env, WAYLAND_DISPLAY="wayland-arrow", GDK_BACKEND="wayland", NO_AT_BRIDGE="1"))
+        output = run.stdout.decode()
+        self.assertEqual(run.returncode, 3, output)
+        self.assertIn("GNOME Shell's extension popgestured-bridge@popgestured draws the arrow here", output)
 
     def logs(self):
         return (f"\n--- gnome-shell:\n{self.read('shell')[-3000:]}\n--- monitor:\n{self.read('monitor')}"

@@ -10,7 +10,12 @@ Where it draws (docs/INDICATOR.md):
 - Wayland with layer-shell (sway and the other wlroots compositors, KWin): an overlay
   layer surface anchored to the leading edge (gtk-layer-shell);
 - X11: an override-redirect window (GTK's popup window) at the leading edge;
-- GNOME Shell on Wayland has no layer-shell: it exits 3 and says so.
+- GNOME Shell has no layer-shell: the package's Shell extension draws the arrow there,
+  and this exits 3 and says so (also on GNOME under X11, when that extension runs).
+
+A person turns the arrow off, or puts it at the right edge, in one place for every
+desktop: $XDG_CONFIG_HOME/popgestured/indicator.conf (`arrow = off`, `edge = right`),
+read again when it changes.
 
     /usr/bin/python3 popgesture-indicator.py [--socket PATH] [--edge left|right] [--size PX] [--colour #RRGGBB]
 
@@ -25,12 +30,20 @@ import os
 import socket
 import sys
 
-import cairo
-import gi
+EXIT_NO_SURFACE = 3
 
-gi.require_version("Gtk", "3.0")
-gi.require_version("Gdk", "3.0")
-from gi.repository import Gdk, Gio, GLib, Gtk  # noqa: E402
+try:
+    import cairo
+    import gi
+
+    gi.require_version("Gtk", "3.0")
+    gi.require_version("Gdk", "3.0")
+    from gi.repository import Gdk, Gio, GLib, Gtk  # noqa: E402
+except (ImportError, ValueError) as missing:
+    # The package recommends them; without them there is nothing to draw with.
+    print(f"popgesture-indicator: {missing}: the arrow needs python3-gi, python3-gi-cairo and gir1.2-gtk-3.0",
+          file=sys.stderr)
+    sys.exit(EXIT_NO_SURFACE)
 
 DEFAULT_SOCKET = "/run/popgestured/popgestured.sock"
 # The protocol's own line limit is 64 KiB; an event line is far shorter, so a longer
@@ -40,7 +53,8 @@ RETRY_SECONDS = 2
 # The arrow's bubble: from MINIMUM_WIDTH at the start to the full size at the commit
 # point, as a fraction of --size (Android's back arrow grows the same way).
 MINIMUM_WIDTH = 0.15
-EXIT_NO_SURFACE = 3
+# The package's GNOME Shell extension, which draws the same arrow in the Shell.
+SHELL_EXTENSION = "popgestured-bridge@popgestured"
 
 
 def settings_path():
@@ -68,6 +82,19 @@ def read_settings(path):
         elif key == "edge" and value in ("left", "right"):
             settings["edge"] = value
     return settings
+
+
+def shell_extension_draws():
+    """Whether GNOME Shell runs the package's extension, which draws the arrow itself
+    (state 1: enabled): then a second arrow would be drawn over it (GNOME on X11)."""
+    try:
+        bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+        reply = bus.call_sync("org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions",
+                              "GetExtensionInfo", GLib.Variant("(s)", (SHELL_EXTENSION,)), None,
+                              Gio.DBusCallFlags.NO_AUTO_START, 2000, None)
+    except GLib.Error:
+        return False  # no GNOME Shell, or no session bus
+    return reply.unpack()[0].get("state") == 1
 
 
 def log(message):
@@ -309,6 +336,9 @@ def main():
         parser.error("--size must be 16 to 256 pixels")
     if not Gtk.init_check(sys.argv)[0]:
         log("no display to draw on (neither WAYLAND_DISPLAY nor DISPLAY works)")
+        sys.exit(EXIT_NO_SURFACE)
+    if shell_extension_draws():
+        log(f"GNOME Shell's extension {SHELL_EXTENSION} draws the arrow here: nothing to do")
         sys.exit(EXIT_NO_SURFACE)
     indicator = Indicator(options)
     indicator.connect()

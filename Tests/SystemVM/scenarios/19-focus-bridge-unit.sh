@@ -11,7 +11,9 @@
 # start limit. A user switch to bob and back pauses alice's bridge and resumes it as
 # the shell, with no restart (issue 28). The per-bridge sway unit replaces it (Conflicts=), also when both
 # are wanted at once. apt remove stops it in alice's manager and masks it; apt
-# purge leaves no link.
+# purge leaves no link. The back indicator's unit (issue 31) is enabled for every user
+# too, with the package's Recommends (its Python GTK modules, in this root already)
+# satisfied; in a session with no display it ends with 3, inactive, not failed.
 # shellcheck source=../lib.sh
 . "$TIER/lib.sh"
 
@@ -34,6 +36,15 @@ show systemctl --global is-enabled "$unit" "$sway_unit" popgesturectl-x11-bridge
 for other in "$sway_unit" popgesturectl-x11-bridge.service; do
     [ "$(systemctl --global is-enabled "$other" || true)" = disabled ] || fail "the package enabled $other too"
 done
+indicator=popgesture-indicator.service
+[ "$(systemctl --global is-enabled "$indicator")" = enabled ] || fail "the package did not enable $indicator for every user"
+recommends=$(dpkg-query -W -f '${Recommends}' popgestured)
+log "Recommends: $recommends"
+for package in $(tr -d ',' <<<"$recommends"); do
+    [ "$(dpkg-query -W -f '${db:Status-Status}' "$package" 2>/dev/null)" = installed ] ||
+        fail "the package recommends $package, which is not installed"
+done
+show dpkg-query -W python3-gi python3-gi-cairo gir1.2-gtk-3.0 gir1.2-gtklayershell-0.1
 
 step "alice's console login, the active session of seat0: her user manager"
 id alice >/dev/null 2>&1 || useradd -m -s /bin/bash alice
@@ -63,6 +74,12 @@ show user_ctl show -p ActiveState -p Result -p ExecMainStatus -p NRestarts "$uni
 [ "$(prop ActiveState "$unit")" = inactive ] || fail "$unit is $(prop ActiveState "$unit") after exit 3, not inactive"
 [ "$(prop Result "$unit")" = success ] || fail "$unit's result is $(prop Result "$unit"): exit 3 must count as success"
 [ "$(prop NRestarts "$unit")" = 0 ] || fail "$unit was restarted after exit 3"
+# The indicator started with the session too, and found no display to draw on.
+wait_for 30 "$indicator to run and end" test "$(prop ExecMainStatus "$indicator")" = 3
+show user_ctl show -p ActiveState -p Result -p ExecMainStatus -p NRestarts "$indicator"
+[ "$(prop Result "$indicator")" = success ] && [ "$(prop NRestarts "$indicator")" = 0 ] ||
+    fail "$indicator: result $(prop Result "$indicator"), $(prop NRestarts "$indicator") restarts after exit 3"
+bridge_journal "$indicator"
 wait_for 30 "the journal's line saying that no bridge fits" journal_has 'popgesturectl: bridge auto: sway'"'"'s session without SWAYSOCK: sway has not given it to systemd (systemctl --user import-environment SWAYSOCK); see docs/BRIDGES.md (the session: XDG_CURRENT_DESKTOP=sway, XDG_SESSION_TYPE=wayland, WAYLAND_DISPLAY=wayland-0, SWAYSOCK unset, DISPLAY=:0)'
 bridge_journal "$unit"
 end_session
@@ -143,9 +160,10 @@ show user_ctl show -p ActiveState -p Result "$unit"
 [ "$(prop ActiveState "$unit")" = inactive ] || fail "apt remove left $unit $(prop ActiveState "$unit") in alice's manager"
 pgrep -u alice -a popgesturectl && fail "a popgesturectl of alice's still runs after apt remove"
 [ "$(readlink "/etc/systemd/user/$unit")" = /dev/null ] || fail "apt remove did not mask $unit in /etc/systemd/user"
+[ "$(readlink "/etc/systemd/user/$indicator")" = /dev/null ] || fail "apt remove did not mask $indicator in /etc/systemd/user"
 DEBIAN_FRONTEND=noninteractive apt-get purge -y popgestured >"$WORK/purge.log" 2>&1 || { cat "$WORK/purge.log"; fail "apt purge failed"; }
-show find /etc/systemd/user -name 'popgesturectl*'
-[ -z "$(find /etc/systemd/user -name 'popgesturectl*')" ] || fail "apt purge left links or masks in /etc/systemd/user"
+show find /etc/systemd/user -name 'popgesture*'
+[ -z "$(find /etc/systemd/user -name 'popgesture*')" ] || fail "apt purge left links or masks in /etc/systemd/user"
 [ ! -e /var/lib/systemd/deb-systemd-user-helper-enabled/$unit.dsh-also ] || fail "apt purge left deb-systemd-helper's state for $unit"
 end_session
 user_ctl unset-environment SWAYSOCK WAYLAND_DISPLAY
