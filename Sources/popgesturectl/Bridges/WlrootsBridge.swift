@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import SystemPackage
 
 /// `popgesturectl bridge wlroots`: a wlroots compositor's activated window and output
@@ -48,14 +49,27 @@ struct WlrootsSource: FocusSource {
     let display: WaylandDisplay
     private var tracker = WlrootsTracker()
     private var started = false
+    /// In a Phosh session, GNOME's touchpad natural-scroll, which phoc applies
+    /// (``GSettingsTouchpadScrolling``); nil elsewhere.
+    private var touchpad: GSettingsTouchpadScrolling?
+    /// Why it is not followed, for the first read; nil when it is, or is not wanted.
+    private var touchpadProblem: String?
 
     /// Connects to `display` (nil: `$WAYLAND_DISPLAY`) and reads the windows and outputs
-    /// there are. Throws `WaylandError` when there is no compositor, or it lacks the protocol.
-    init(display name: String?) throws(WaylandError) {
+    /// there are; in a Phosh session (`desktop`, default `$XDG_CURRENT_DESKTOP`) follows
+    /// GNOME's touchpad setting too. Throws `WaylandError` when there is no compositor,
+    /// or it lacks the protocol.
+    init(display name: String?, desktop: String? = getenv("XDG_CURRENT_DESKTOP").map { String(cString: $0) }) throws(WaylandError) {
         display = try WaylandDisplay(name: name)
+        guard GSettingsTouchpadScrolling.wanted(desktop: desktop) else { return }
+        switch GSettingsTouchpadScrolling.start() {
+        case .success(let following): touchpad = following
+        case .failure(let error): touchpadProblem = "\(error): the touchpad's natural scrolling is not sent"
+        }
     }
 
     var descriptor: FileDescriptor { display.descriptor }
+    var otherDescriptor: FileDescriptor? { touchpad?.descriptor }
 
     /// Before the first read the compositor's first lists wait in libwayland's queue,
     /// where `poll` cannot see them.
@@ -70,6 +84,11 @@ struct WlrootsSource: FocusSource {
             throw CtlFailure("\(error)", exitCode: .cannotConnect)
         }
         var out: [FocusSourceEvent] = []
+        if !started {
+            if let natural = touchpad?.natural { out.append(.touchpadScrolling(natural: natural)) }
+            if let touchpadProblem { out.append(.log(touchpadProblem)) }
+        }
+        out += touchpad?.read() ?? []
         if !started, !display.hasOutputManagement {
             out.append(.log("the compositor at \(display.name) does not offer zwlr_output_manager_v1 "
                 + "(wlr-output-management): the outputs are not sent"))

@@ -4,7 +4,10 @@ The package's `bridge auto` there runs the wlroots bridge (phoc is not GNOME She
 though the session names GNOME too), and the daemon's focus follows the windows
 phoc activates: two GTK windows, the first activated again as a task switcher does.
 Phosh's own surfaces (its panels, squeekboard) are layer surfaces, never the focus.
-wlr-foreign-toplevel names no pid: the focus is the app id alone."""
+wlr-foreign-toplevel names no pid: the focus is the app id alone. The bridge also
+follows GNOME's touchpad natural-scroll, which phoc applies (the session's GSettings
+on a keyfile backend here, no dconf service): natural at first, GNOME's default, then
+traditional after `gsettings set`, in the daemon's status."""
 import os
 import subprocess
 import sys
@@ -27,7 +30,7 @@ def scenario():
     if not os.access(phosh, os.X_OK):
         fail(f"{phosh} is not there: {os.listdir('/usr/libexec')}")
     session = dict(XDG_CURRENT_DESKTOP=PHOSH_DESKTOP, XDG_SESSION_DESKTOP="phosh", XDG_SESSION_TYPE="wayland",
-                   GSETTINGS_BACKEND="memory")
+                   GSETTINGS_BACKEND="keyfile")
     # --unlocked: as after the person unlocked it (phosh starts locked, a PIN away).
     phoc = start("phoc", ["phoc", "-C", "/tmp/phoc.ini", "-E", f"{phosh} --unlocked"],
                  environment(WLR_BACKENDS="headless", WLR_LIBINPUT_NO_DEVICES="1", WLR_RENDERER="pixman", **session))
@@ -59,9 +62,23 @@ def scenario():
     if activated.returncode != 0:
         fail(f"the task switcher's activate failed: {activated.stdout}{activated.stderr}")
     expect_focus("test.popgestured.one", bridge, phoc)
+
+    step("GNOME's touchpad natural-scroll, as phoc applies it: the bridge tells the daemon, and each change")
+    expect_scrolling("natural", bridge)
+    done = subprocess.run(["gsettings", "set", "org.gnome.desktop.peripherals.touchpad", "natural-scroll", "false"],
+                          env=client, capture_output=True, text=True)
+    if done.returncode != 0:
+        fail(f"gsettings set failed: {done.stdout}{done.stderr}")
+    expect_scrolling("traditional", bridge)
     print("      " + text_of(bridge).replace("\n", "\n      "), flush=True)
     seat.stdin.close()
     seat.wait()
+
+
+def expect_scrolling(word, bridge):
+    if not within(30, lambda: (status().get("focus") or {}).get("touchpadScrolling") == word):
+        fail(f"the daemon's touchpad scrolling never became {word}: {status().get('focus')}\nbridge:\n{text_of(bridge)}")
+    log(f"touchpad scrolling: {word}")
 
 
 def expect_focus(app, bridge, phoc):
