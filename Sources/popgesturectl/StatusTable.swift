@@ -41,6 +41,9 @@ enum StatusTable {
         lines += omitted(shown: status.clients.count, of: status.clientCount, "clients")
         lines.append("")
         if let focus = status.focus { lines.append(focusLine(focus)) }
+        if let scrolling = status.focus?.touchpadScrolling {
+            lines.append("touchpad scrolling: \(cell(scrolling)), says the shell (the touchpad bridge plays its scroll so)")
+        }
         if status.focus != nil || status.lastBack != nil { lines.append(lastBackLine(status.lastBack)) }
         if let screen = status.screen { lines.append(screenLine(screen)) }
         lines.append(

@@ -182,6 +182,11 @@ import Testing
             {"type":"status","version":1,"devices":[],"navigators":[],"clients":[],"focus":{"source":"clients"}}
             """)
         #expect(StatusTable.render(clients).contains("focus: from the clients' own reports (no shell connected)"))
+        #expect(!StatusTable.render(shell).contains { $0.hasPrefix("touchpad scrolling") }, "the shell said nothing of it")
+        let natural = try Self.status("""
+            {"type":"status","version":1,"devices":[],"navigators":[],"clients":[],"focus":{"source":"shell","touchpadScrolling":"natural"}}
+            """)
+        #expect(StatusTable.render(natural).contains("touchpad scrolling: natural, says the shell (the touchpad bridge plays its scroll so)"))
         #expect(StatusTable.render(clients).contains("last back: none yet"))
     }
 
