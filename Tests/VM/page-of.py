@@ -15,8 +15,8 @@ margin): a tie or a crop of another size prints "none". Exit 0 when a page was n
 import os
 import sys
 
-# The PPM reader of the GUI tests' screenshots (grim's format there too).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "GUI"))
+# The PPM reader of the tests' screenshots, Tests/lib (grim's format there too).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import screenshot  # noqa: E402
 
 

@@ -87,19 +87,24 @@ private let path = "/etc/popgestured/popgestured.conf"
         }
     }
 
-    @Test("the shipped file parses; Firefox gets the touchpad bridge as the session scrolls, the key until it says")
+    @Test("the shipped file parses; its commented touchpad lines, uncommented, follow the session, the key until it says")
     func theShippedFile() throws {
         let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../systemd/popgestured.conf").standardized
-        let configuration = try Configuration.parse(try String(contentsOf: shipped, encoding: .utf8), path: path)
-        let map = configuration.backInput
-        for app in ["firefox", "firefox-esr"] {
-            #expect(map.input(forApp: app)?.touchpad == .standard, "\(app)")
-            #expect(map.input(forApp: app, touchpadScrolling: nil)?.codes == [Self.leftAlt, Self.left])
-            #expect(map.input(forApp: app, touchpadScrolling: true)?.touchpad?.scrolling == .natural)
-        }
+        let text = try String(contentsOf: shipped, encoding: .utf8)
+        let map = try Configuration.parse(text, path: path).backInput
+        #expect(map.input(forApp: "firefox-esr", touchpadScrolling: true)?.codes == [Self.leftAlt, Self.left],
+                "not on by default: Alt+Left")
+        #expect(!map.usesTouchpad)
         #expect(map.input(forApp: "foot") == nil, "terminals get nothing")
-        #expect(map.usesTouchpad, "the daemon makes its virtual touchpad")
+        let uncommented = text.replacingOccurrences(of: "#firefox-esr = touchpad", with: "firefox-esr = touchpad")
+            .replacingOccurrences(of: "#firefox = touchpad", with: "firefox = touchpad")
+        let opted = try Configuration.parse(uncommented, path: path).backInput
+        for app in ["firefox", "firefox-esr"] {
+            #expect(opted.input(forApp: app)?.touchpad == .standard, "\(app)")
+            #expect(opted.input(forApp: app, touchpadScrolling: nil)?.codes == [Self.leftAlt, Self.left])
+            #expect(opted.input(forApp: app, touchpadScrolling: true)?.touchpad?.scrolling == .natural)
+        }
     }
 
     @Test func theCommandLineSetsOnlyTheStandardInput() throws {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # (v) Issue 21, the touchpad bridge with real apps: the page follows the finger. In
 # the desktop of 99-real-apps (sway with its libinput backend, Tests/VM/desktop.sh),
-# the shipped configuration, which marks Firefox ESR `touchpad` (issue 31: no entry by
-# hand), plus `touchpad` for the libadwaita leaflet app (Tests/VM/apps/leaflet-pages.py).
+# the shipped configuration with its commented `firefox-esr = touchpad` line taken as it
+# is (uncommented), plus `touchpad` for the libadwaita leaflet app
+# (Tests/VM/apps/leaflet-pages.py).
 # The sway bridge tells the daemon how sway scrolls the virtual touchpad (status's
 # focus.touchpadScrolling, waited for). For each app at page popB after popA, in each
 # grab mode of MODES:
@@ -42,8 +43,8 @@ firefox_profile
 chown -R nobody:nogroup "$DESKTOP_HOME"
 
 conf="$WORK/touchpad.conf"
-grep -qx "firefox-esr = touchpad" "$REPO/systemd/popgestured.conf" || fail "the shipped file does not mark firefox-esr touchpad"
-{ cat "$REPO/systemd/popgestured.conf"
+grep -qx "#firefox-esr = touchpad" "$REPO/systemd/popgestured.conf" || fail "the shipped file has no firefox-esr touchpad line"
+{ sed 's/^#firefox-esr = touchpad$/firefox-esr = touchpad/' "$REPO/systemd/popgestured.conf"
   echo "org.popgestured.LeafletPages = touchpad"; } >"$conf"
 
 # scrolling_is WORD: status's focus.touchpadScrolling is WORD (natural or traditional).
