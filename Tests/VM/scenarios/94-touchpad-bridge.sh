@@ -2,8 +2,10 @@
 # (t) The touchpad bridge (issue 21). With firefox marked `touchpad` in [back-input]
 # the daemon makes "popgestured touchpad", which udev tags ID_INPUT_TOUCHPAD, libinput
 # lists as a touchpad (Capabilities: pointer gesture, Size: 100x60mm) and the daemon
-# never reads. A shell says firefox has focus; `libinput debug-events` reads the
-# touchpad as a compositor would. On the ELAN panel (a real protocol-B description):
+# never reads. A shell says firefox has focus, and that the session scrolls touchpads
+# traditionally (`touchpad-scrolling`: until a shell says it, an entry that follows the
+# session gets the standard back input); `libinput debug-events` reads the touchpad as
+# a compositor would, with libinput's defaults (natural scrolling off). On the ELAN panel (a real protocol-B description):
 #   1. a left-edge swipe (1 % -> 60 % in 200 ms) commits: libinput reports a
 #      two-finger horizontal scroll (POINTER_SCROLL_FINGER) toward the left only,
 #      ended by a scroll stop at the lift; observers see input-began, input-progress,
@@ -59,6 +61,7 @@ wait_for 30 "the key reader to open $keys" grep -qx ready "$WORK/keys.out"
 
 open_client shell '"role":"shell"'
 request shell focus '"type":"focused-window","app":"firefox","pid":4321'
+request shell scrolling '"type":"touchpad-scrolling","natural":false'
 open_observer watch
 create_device "$desc"
 wait_device_listed "$DEV_NODE"
