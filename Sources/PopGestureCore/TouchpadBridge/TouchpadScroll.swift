@@ -73,8 +73,9 @@ public struct TouchpadScroll: Sendable, Hashable, CustomStringConvertible {
         }
         var scroll = standard
         var rest = words.dropFirst()
-        let isScrolling: (String) -> Bool = { $0 != Scrolling.session.rawValue && Scrolling(rawValue: $0) != nil }
-        if let first = rest.first, !isScrolling(first) {
+        // The words an entry may end with: `session` is what no word means, not a word.
+        let fixed = { (word: String) in Scrolling(rawValue: word).flatMap { $0 == .session ? nil : $0 } }
+        if let first = rest.first, fixed(first) == nil {
             guard let millimetres = Double(first), millimetres.isFinite, millimetresRange.contains(millimetres) else {
                 throw TouchpadScrollError(
                     "\"\(first)\" is no touchpad distance: millimetres per screen width, \(Int(millimetresRange.lowerBound))…\(Int(millimetresRange.upperBound)) (touchpad:60)")
@@ -82,7 +83,7 @@ public struct TouchpadScroll: Sendable, Hashable, CustomStringConvertible {
             scroll.millimetresPerWidth = millimetres
             rest = rest.dropFirst()
         }
-        if let word = rest.first, isScrolling(word), let scrolling = Scrolling(rawValue: word) {
+        if let word = rest.first, let scrolling = fixed(word) {
             scroll.scrolling = scrolling
             rest = rest.dropFirst()
         }
