@@ -190,10 +190,13 @@ struct SwaySource: FocusSource {
                 let type = SwayIPC.MessageType(rawValue: message.type)
                 if type == .subscribe { subscriptionReplies += 1 }
                 if type == .inputEvent || type == .getInputs || (type == .subscribe && subscriptionReplies == 3) {
-                    events += try inputs(type, message)
-                    if type != .getInputs { continue }
+                    // GET_INPUTS is read once, for the touchpad's scrolling and the outputs' mapping.
+                    let payload = try Self.parse(message)
+                    events += inputs(type, payload)
+                    if type == .getInputs { events += try outputs(type, payload: payload) }
+                    continue
                 }
-                if [.getOutputs, .getConfig, .getInputs, .outputEvent].contains(type)
+                if [.getOutputs, .getConfig, .outputEvent].contains(type)
                     || (type == .subscribe && subscriptionReplies == 2)
                 {
                     events += try outputs(type, message)
@@ -216,8 +219,7 @@ struct SwaySource: FocusSource {
     /// What an inputs message means for the virtual touchpad's scrolling. A sway that
     /// refuses input events is told once: the setting is then read again with the
     /// outputs only.
-    private mutating func inputs(_ type: SwayIPC.MessageType?, _ message: SwayMessage) throws -> [FocusSourceEvent] {
-        let payload = try Self.parse(message)
+    private mutating func inputs(_ type: SwayIPC.MessageType?, _ payload: JSONValue) -> [FocusSourceEvent] {
         switch type {
         case .getInputs: return touchpad.inputs(payload)
         case .inputEvent: return touchpad.inputEvent(payload)
