@@ -115,7 +115,7 @@ check_touchpad_app() {
 # check_natural_scrolling NAME PAGE-B: natural scrolling on in sway, the bridge says
 # so, and the held swipe from popB (popC ahead) goes back to popA; then off again.
 check_natural_scrolling() {
-    local name=$1 page_c=${2/popB/popC} shot="$WORK/$1-natural" from after
+    local name=$1 page_c=${2/popB/popC}
     swaymsg input type:touchpad natural_scroll enabled >/dev/null
     wait_scrolling natural
     log "$name: natural scrolling on; the sway bridge said so"
@@ -125,20 +125,7 @@ check_natural_scrolling() {
     press alt+left
     try_wait 30 _title_is '\bpopB\b' || fail "Alt+Left did not go back from popC (the title is \"$(focused_title)\")"
     sleep 3
-    swaymsg seat seat0 cursor set 640 500 >/dev/null
-    sleep 3
-    screenshot "$shot-rest.png"
-    from=$(wc -l <"$PAD")
-    play_bg "$DEV_NODE" "$held"
-    sleep 5
-    screenshot "$shot-held.png"
-    cmp -s "$shot-rest.png" "$shot-held.png" && FAILURES+=("$name, natural scrolling: held at 45 %, the page did not move")
-    wait "$PLAY_PID"
-    try_wait 60 _title_is '\bpopA\b' || true
-    sleep 5
-    after=$(focused_title)
-    log "$name, natural scrolling: lifted: \"$after\"; the touchpad: $(pad_scrolled "$from")"
-    grep -qE '\bpopA\b' <<<"$after" || FAILURES+=("$name, natural scrolling: the held swipe left \"$after\", not popA")
+    held_swipe "$WORK/$name-natural" "$name, natural scrolling" yes popA
     swaymsg input type:touchpad natural_scroll disabled >/dev/null
     wait_scrolling traditional
 }
@@ -150,15 +137,16 @@ at_page_b() {
     sleep 3
 }
 
-# check_touchpad_swipes NAME MODE PAGE-B
-check_touchpad_swipes() {
-    local name=$1 mode=$2 page_b=$3 shot="$WORK/$1-grab-$2" from after want moved
-    at_page_b "$page_b"
+# held_swipe SHOT LABEL MOVES TITLE: the pointer mid-page, the swipe held at 45 % for
+# 8 s, then lifted; screenshots SHOT-rest.png and SHOT-held.png. Whether the page moved
+# while held (yes or no) must be MOVES, and the title after the lift match TITLE; a
+# difference goes into FAILURES, LABEL first.
+held_swipe() {
+    local shot=$1 label=$2 want_moved=$3 want=$4 from moved after
     # The scroll goes to the surface under the pointer (docs/CONFIGURATION.md, the
     # touchpad bridge's catches): the pointer rests mid-page, as a user's would.
     swaymsg seat seat0 cursor set 640 500 >/dev/null
     sleep 3
-    # 1. Held halfway, then lifted.
     screenshot "$shot-rest.png"
     from=$(wc -l <"$PAD")
     play_bg "$DEV_NODE" "$held"
@@ -166,16 +154,22 @@ check_touchpad_swipes() {
     screenshot "$shot-held.png"
     moved=yes
     cmp -s "$shot-rest.png" "$shot-held.png" && moved=no
-    log "$name, grab $mode: held at 45 %: the page moved: $moved; title \"$(focused_title)\""
-    want=${MOVES[$name $mode]:-yes}
-    [ "$moved" = "$want" ] || FAILURES+=("$name, grab $mode: held at 45 %, the page moved: $moved (expected $want)")
+    log "$label: held at 45 %: the page moved: $moved; title \"$(focused_title)\""
+    [ "$moved" = "$want_moved" ] || FAILURES+=("$label: held at 45 %, the page moved: $moved (expected $want_moved)")
     wait "$PLAY_PID"
     try_wait 60 _title_is '\bpopA\b' || true
     sleep 5
     after=$(focused_title)
-    log "$name, grab $mode: lifted: \"$after\"; the touchpad: $(pad_scrolled "$from")"
-    want=${EXPECTED[$name $mode held]:-popA}
-    grep -qE "\\b($want)\\b" <<<"$after" || FAILURES+=("$name, grab $mode: the held swipe left \"$after\", not $want")
+    log "$label: lifted: \"$after\"; the touchpad: $(pad_scrolled "$from")"
+    grep -qE "\\b($want)\\b" <<<"$after" || FAILURES+=("$label: the held swipe left \"$after\", not $want")
+}
+
+# check_touchpad_swipes NAME MODE PAGE-B
+check_touchpad_swipes() {
+    local name=$1 mode=$2 page_b=$3 shot="$WORK/$1-grab-$2" from after want
+    at_page_b "$page_b"
+    # 1. Held halfway, then lifted.
+    held_swipe "$shot" "$name, grab $mode" "${MOVES[$name $mode]:-yes}" "${EXPECTED[$name $mode held]:-popA}"
     # 2. Released early.
     at_page_b "$page_b"
     from=$(wc -l <"$PAD")
