@@ -19,7 +19,15 @@ import SystemPackage
 /// (``isVirtualTouchpad(phys:)``) and the udev rules to leave it out, and puts it on
 /// its seat (71-popgestured-back-seat.rules).
 ///
-/// Closing happens in `deinit`; the kernel removes the device then. Not thread-safe:
+/// With it comes the bridge's absolute pointer, "popgestured pointer": `ABS_X`/`ABS_Y`
+/// over the screen (0…``pointerRange``) and a `BTN_LEFT` never pressed, which udev
+/// tags `ID_INPUT_MOUSE` (as a VM's tablet) and compositors map to their whole layout.
+/// It puts the pointer under the finger before the fingers land
+/// (``TouchpadBridge/Action/pointer(x:y:)``), as the scroll goes to the surface under
+/// the pointer. It shares the touchpad's phys, so every rule that places or skips the
+/// touchpad does the same for it.
+///
+/// Closing happens in `deinit`; the kernel removes the devices then. Not thread-safe:
 /// the input thread alone sends.
 public final class VirtualTouchpad {
     /// The name udev, `libinput list-devices` and the logs show.
@@ -28,12 +36,20 @@ public final class VirtualTouchpad {
     public static let unitsPerMillimetre: Int32 = 40
     /// The two fingers.
     static let slotCount = 2
+    /// The pointer's name.
+    public static let pointerName = "popgestured pointer"
+    /// The pointer's axes run 0…32767 over the layout, as a VM's USB tablet's.
+    static let pointerRange: Int32 = 32767
 
     public let seat: Seat
     /// `/dev/input/eventN`, when udev had made it by the time `init` returned; for logs.
     public let devnode: String?
 
     private let device: UinputDevice
+    private let pointer: UinputDevice
+    /// The pointer's last position (its axes start at 0): the kernel drops an axis
+    /// value equal to the last one.
+    private var pointerAt: (x: Int32, y: Int32) = (0, 0)
     private var nextTrackingID: Int32 = 1
     private var fingersDown = false
 
@@ -73,8 +89,25 @@ public final class VirtualTouchpad {
         libevdev_enable_event_code(device, UInt32(EV_ABS), UInt32(ABS_MT_TRACKING_ID), &ids)
 
         self.device = try UinputDevice(template: device, phys: Self.phys(of: seat), creating: "the virtual touchpad")
+        pointer = try Self.makePointer(seat: seat)
         self.seat = seat
         devnode = self.device.devnode
+    }
+
+    /// The absolute pointer: udev's input_id takes absolute axes with a mouse button and
+    /// no touch for a mouse (`ID_INPUT_MOUSE`), libinput for an absolute pointer.
+    private static func makePointer(seat: Seat) throws(InputError) -> UinputDevice {
+        guard let pointer = libevdev_new() else { throw InputError(.outOfMemory, "libevdev_new failed") }
+        libevdev_set_name(pointer, pointerName)
+        libevdev_set_phys(pointer, phys(of: seat))
+        libevdev_set_id_bustype(pointer, Int32(BUS_VIRTUAL))
+        libevdev_enable_event_type(pointer, UInt32(EV_SYN))
+        libevdev_enable_event_code(pointer, UInt32(EV_KEY), UInt32(BTN_LEFT), nil)
+        for code in [ABS_X, ABS_Y] {
+            var info = input_absinfo(value: 0, minimum: 0, maximum: pointerRange, fuzz: 0, flat: 0, resolution: 0)
+            libevdev_enable_event_code(pointer, UInt32(EV_ABS), UInt32(code), &info)
+        }
+        return try UinputDevice(template: pointer, phys: phys(of: seat), creating: "the virtual pointer")
     }
 
     /// Plays `actions`, one frame each, at once: the bridge paces them by its deadline.
@@ -91,6 +124,19 @@ public final class VirtualTouchpad {
 
     private func play(_ action: TouchpadBridge.Action) throws(InputError) {
         switch action {
+        case .pointer(let x, let y):
+            let place = (x: Self.pointerUnits(x), y: Self.pointerUnits(y))
+            if pointerAt.x == place.x || pointerAt.y == place.y {
+                // An unchanged axis would be dropped: one unit off first, so both move.
+                try write(pointer, EV_ABS, ABS_X, place.x == 0 ? 1 : place.x - 1)
+                try write(pointer, EV_ABS, ABS_Y, place.y == 0 ? 1 : place.y - 1)
+                try write(pointer, EV_SYN, SYN_REPORT, 0)
+            }
+            try write(pointer, EV_ABS, ABS_X, place.x)
+            try write(pointer, EV_ABS, ABS_Y, place.y)
+            try write(pointer, EV_SYN, SYN_REPORT, 0)
+            pointerAt = place
+            return
         case .down(let fingers):
             for slot in 0..<Self.slotCount {
                 try write(EV_ABS, ABS_MT_SLOT, Int32(slot))
@@ -131,6 +177,12 @@ public final class VirtualTouchpad {
         }
     }
 
+    /// A fraction of the screen to pointer units, within the axis.
+    static func pointerUnits(_ fraction: Double) -> Int32 {
+        let clamped = min(max(fraction.isFinite ? fraction : 0, 0), 1)
+        return Int32((clamped * Double(pointerRange)).rounded())
+    }
+
     /// Millimetres to device units, within the axis.
     static func units(_ millimetres: Double, maximum: Double) -> Int32 {
         let clamped = min(max(millimetres.isFinite ? millimetres : 0, 0), maximum)
@@ -138,10 +190,15 @@ public final class VirtualTouchpad {
     }
 
     private func write(_ type: Int32, _ code: Int32, _ value: Int32) throws(InputError) {
-        let status = libevdev_uinput_write_event(device.handle, UInt32(type), UInt32(code), value)
+        try write(device, type, code, value)
+    }
+
+    private func write(_ target: UinputDevice, _ type: Int32, _ code: Int32, _ value: Int32) throws(InputError) {
+        let status = libevdev_uinput_write_event(target.handle, UInt32(type), UInt32(code), value)
         guard status == 0 else {
             let errno = Errno(rawValue: -status)
-            throw InputError(.uinput, "writing to the virtual touchpad failed: \(errno)", errno: errno)
+            let what = target === device ? "touchpad" : "pointer"
+            throw InputError(.uinput, "writing to the virtual \(what) failed: \(errno)", errno: errno)
         }
     }
 }

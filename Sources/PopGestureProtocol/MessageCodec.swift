@@ -192,7 +192,7 @@ public enum MessageCodec {
             member("page", page)
             writer.key(literal: "hidden")
             writer.bool(hidden)
-        case .rejected(let reason, let device, _):
+        case .rejected(let reason, let device, _), .refused(let reason, let device, _):
             member("reason", reason.rawValue)
             writer.key(literal: "device")
             writer.integer(device)
@@ -398,6 +398,10 @@ public enum MessageCodec {
             return .bar(navigator: try f.string("navigator"), page: try f.string("page"), hidden: try f.bool("hidden"))
         case .rejected:
             return .rejected(
+                reason: ServerEvent.RejectionReason(rawValue: try f.string("reason")), device: try f.integer("device"),
+                timeMicroseconds: try f.integer("time_us"))
+        case .refused:
+            return .refused(
                 reason: ServerEvent.RejectionReason(rawValue: try f.string("reason")), device: try f.integer("device"),
                 timeMicroseconds: try f.integer("time_us"))
         case .inputBegan:

@@ -1,5 +1,5 @@
 /// One event the daemon sends (docs/PROTOCOL.md, "Events"): to the owner of the
-/// navigator it is about and to observers; `rejected` and the back input's events
+/// navigator it is about and to observers; `rejected`, `refused` and the back input's events
 /// (`input-began`, `input-progress`, `input-cancelled`, `back-input`) to observers only.
 ///
 /// Times are the evdev events' own, in microseconds of `CLOCK_MONOTONIC`. Progress runs
@@ -19,6 +19,10 @@ public enum ServerEvent: Sendable, Hashable {
     case bar(navigator: String, page: String, hidden: Bool)
     /// A pan that did not become a back gesture, and why; `device` is `status`'s number.
     case rejected(reason: RejectionReason, device: Int64, timeMicroseconds: Int64)
+    /// That rejected pan went on like a back (from the edge zone toward the back, or half
+    /// the commit distance in fullscreen mode) and `reason` refused it: at most once a
+    /// pan, after its `rejected`, for an indicator's brief "no". Observers only.
+    case refused(reason: RejectionReason, device: Int64, timeMicroseconds: Int64)
     /// A swipe began that goes to the daemon's back input: the focused app (`app`, when
     /// a shell named it) has no navigator. `input-progress` follows.
     case inputBegan(app: String?, timeMicroseconds: Int64)
@@ -50,7 +54,7 @@ public enum ServerEvent: Sendable, Hashable {
         case popProgress = "pop-progress"
         case popFinished = "pop-finished"
         case popCancelled = "pop-cancelled"
-        case back, bar, rejected
+        case back, bar, rejected, refused
         case inputBegan = "input-began"
         case inputProgress = "input-progress"
         case inputCancelled = "input-cancelled"
@@ -69,6 +73,7 @@ public enum ServerEvent: Sendable, Hashable {
         case .back: .back
         case .bar: .bar
         case .rejected: .rejected
+        case .refused: .refused
         case .inputBegan: .inputBegan
         case .inputProgress: .inputProgress
         case .inputCancelled: .inputCancelled
@@ -86,8 +91,8 @@ public enum ServerEvent: Sendable, Hashable {
         case .popBegan(let n, _, _, _), .popProgress(let n, _, _, _), .popFinished(let n, _, _, _),
              .popCancelled(let n, _, _, _), .back(let n, _, _, _), .bar(let n, _, _):
             n
-        case .rejected, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged, .screenChanged,
-             .paused, .resumed:
+        case .rejected, .refused, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged,
+             .screenChanged, .paused, .resumed:
             nil
         }
     }
@@ -96,7 +101,7 @@ public enum ServerEvent: Sendable, Hashable {
     public var timeMicroseconds: Int64? {
         switch self {
         case .popBegan(_, _, _, let t), .popProgress(_, _, _, let t), .popFinished(_, _, _, let t),
-             .popCancelled(_, _, _, let t), .back(_, _, _, let t), .rejected(_, _, let t), .inputBegan(_, let t),
+             .popCancelled(_, _, _, let t), .back(_, _, _, let t), .rejected(_, _, let t), .refused(_, _, let t), .inputBegan(_, let t),
              .inputProgress(_, _, _, let t), .inputCancelled(_, _, let t), .backInput(_, _, _, let t):
             t
         case .bar, .focusChanged, .screenChanged, .paused, .resumed: nil

@@ -54,6 +54,8 @@ struct EventFormatter {
             "\(navigator)  \(page)  \(hidden ? "hidden" : "shown")"
         case .rejected(let reason, let device, _):
             "\(reason)  device \(device)"
+        case .refused(let reason, let device, _):
+            "\(reason)  device \(device)  (it went on like a back)"
         case .inputBegan(let app, _):
             "input  \(app ?? "(app unknown)")"
         case .inputProgress(let app, let progress, let commit, _):

@@ -50,7 +50,7 @@ enum SessionCommand: Equatable {
     static let eventTypes = ServerEvent.Kind.allCases.map(\.rawValue)
     /// The events about no navigator, which observers alone receive.
     static let observerOnlyEvents: Set<String> = Set(
-        [ServerEvent.Kind.rejected, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged,
+        [ServerEvent.Kind.rejected, .refused, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged,
          .screenChanged].map(\.rawValue))
 
     /// Parses one line; nil for a blank line or a comment.

@@ -41,6 +41,7 @@ $POPGESTURE_SCREENSHOTS when it is set; otherwise they are kept only when a chec
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -53,7 +54,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "Tests", "lib"))
 sys.path.insert(0, os.path.join(REPO, "clients", "python"))
 import gnome_shot  # noqa: E402
-from arrow_pixels import COLOUR, SIZE, arrow, expected_right, near  # noqa: E402
+from arrow_pixels import COLOUR, SIZE, arrow, expected_right, near, refusal  # noqa: E402
 import screenshot  # noqa: E402
 from session import PANEL_MM, Session  # noqa: E402
 from tests import support  # noqa: E402
@@ -236,6 +237,49 @@ class IndicatorScenario(Session):
         self.finger.move_to(START_MM + 0.5 * COMMIT * PANEL_MM)
         self.shot("on-again-halfway", self.arrow_at(0.5))
         self.finger.up()
+
+
+    def refuse_every_swipe(self):
+        """No back input for any app (`back-input = none`, reloaded): a swipe from the
+        edge is refused as no-navigator, whoever has focus."""
+        with open(os.path.join(self.directory, "empty.conf"), "w") as file:
+            file.write("back-input = none\n")
+        self.daemon.process.send_signal(signal.SIGHUP)
+        self.wait_for(lambda: "configuration reloaded" in self.daemon.log, 10, "the daemon reloading")
+        time.sleep(0.5)
+
+    def test_a_refused_swipe_shows_no_only_when_the_person_asked_for_it(self):
+        self.start_app()
+        self.start_indicator()
+        self.refuse_every_swipe()
+
+        def shows_no(image):
+            count = refusal(image)
+            return None if count > SIZE * SIZE // 2 else f"{count} pixels of the refusal's grey"
+
+        def shows_nothing(image):
+            count = refusal(image) + arrow(image)[1]
+            return None if count == 0 else f"{count} pixels of the arrow or the refusal"
+
+        # Off by default: the refused swipe draws nothing.
+        self.finger.down(START_MM, 68.0)
+        self.finger.move_to(START_MM + 0.5 * COMMIT * PANEL_MM)
+        self.wait_for(lambda: self.monitor_count("refused") == 1, 10, "refused")
+        self.shot("refused-off", shows_nothing)
+        self.finger.up()
+        settings = os.path.join(self.config, "popgestured", "indicator.conf")
+        with open(settings, "w") as file:
+            file.write("refused = on\n")
+        time.sleep(1)  # the file monitor
+        self.finger.down(START_MM, 68.0)
+        self.finger.move_to(START_MM + 0.5 * COMMIT * PANEL_MM)
+        self.wait_for(lambda: self.monitor_count("refused") == 2, 10, "the second refused")
+        self.shot("refused-on", shows_no, timeout=0.6)
+        self.finger.up()
+        time.sleep(1)  # 700 ms, then it goes
+        self.shot("refused-gone", shows_nothing)
+        self.assertEqual(self.monitor_count("input-began"), 0, self.logs())
+        self.assertIn("no-navigator", self.read("monitor"), self.logs())
 
 
 class IndicatorOnSwayTest(IndicatorScenario, unittest.TestCase):
@@ -435,11 +479,25 @@ class ArrowTests(unittest.TestCase):
         path = os.path.join(directory, "indicator.conf")
         self.assertEqual(self.module.read_settings(path), {}, "no file: the defaults")
         with open(path, "w") as file:
-            file.write("# a comment\narrow = off\nedge=right\ncolour = red\narrow = maybe\n#edge = left\n")
-        self.assertEqual(self.module.read_settings(path), {"arrow": False, "edge": "right"})
+            file.write("# a comment\narrow = off\nedge=right\ncolour = red\narrow = maybe\n#edge = left\n"
+                       "refused = on\nrefused = perhaps\n")
+        self.assertEqual(self.module.read_settings(path), {"arrow": False, "edge": "right", "refused": True})
         with open(path, "wb") as file:
             file.write(b"arrow = on\n" + b"x" * 8192 + b"\nedge = right\n")
         self.assertEqual(self.module.read_settings(path), {"arrow": True}, "only the first 4 KiB are read")
+
+    def test_a_refused_swipe_sets_the_no_until_it_is_cleared_and_a_new_swipe_clears_it(self):
+        arrow = self.module.Arrow()
+        self.assertTrue(arrow.handle({"type": "refused", "reason": "stack-too-shallow", "device": 0}))
+        self.assertTrue(arrow.refused)
+        self.assertFalse(arrow.handle({"type": "refused", "reason": "no-navigator", "device": 0}), "already up")
+        self.assertTrue(arrow.clear_refusal())
+        self.assertFalse(arrow.clear_refusal(), "cleared once")
+        arrow.handle({"type": "refused", "reason": "no-navigator", "device": 0})
+        arrow.handle({"type": "input-began"})
+        self.assertEqual((arrow.visible, arrow.refused), (True, False), "a swipe that goes back replaces the no")
+        self.assertFalse(arrow.handle({"type": "refused", "reason": "busy", "device": 1}),
+                         "never over the arrow of a swipe under way")
 
     def test_a_line_longer_than_the_protocol_allows_ends_the_connection(self):
         import socket

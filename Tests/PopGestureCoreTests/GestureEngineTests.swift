@@ -256,8 +256,14 @@ import Testing
         other.move(byMillimetres: 60, 0, over: .milliseconds(100))
         other.up()
         feedOther()
-        #expect(rig.events.dropFirst(count).map(\.kind) == ["rejected"])
-        #expect(rig.events.last.map { if case .rejected(.transitioning, let d, _) = $0 { d == second } else { false } } == true)
+        // From the edge toward the back: it looked like a back, and says it was refused.
+        #expect(rig.events.dropFirst(count).map(\.kind) == ["rejected", "refused"])
+        #expect(rig.events.dropFirst(count).allSatisfy {
+            switch $0 {
+            case .rejected(.transitioning, let d, _), .refused(.transitioning, let d, _): d == second
+            default: false
+            }
+        })
         #expect(rig.events.filter { $0.kind == "back" }.count == 1)
     }
 

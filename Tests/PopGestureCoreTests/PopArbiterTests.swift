@@ -70,12 +70,14 @@ import Testing
         #expect(feed(.cancelled(.palm, time: Timestamp(microseconds: 30_000)), nav) == .cancelled(Self.target, .palm))
     }
 
-    @Test mutating func aRejectedPanIsIgnoredUntilItEnds() throws {
+    /// Fullscreen mode: past half the commit distance it looked like a back, refused once.
+    @Test mutating func aRejectedPanIsIgnoredUntilItEndsButSaysOnceThatItWasRefused() throws {
         let nav = try Self.navigation(pages: ["root"])
         _ = feed(.began(Self.at(10, ms: 0)), nav)
         #expect(feed(.changed(Self.at(30, ms: 10)), nav) == .rejected(.stackTooShallow))
-        #expect(feed(.changed(Self.at(90, ms: 20)), nav) == .none)
-        #expect(feed(.ended(Self.at(90, ms: 30, vx: 500)), nav) == .none)
+        #expect(feed(.changed(Self.at(90, ms: 20)), nav) == .refused(.stackTooShallow))
+        #expect(feed(.changed(Self.at(120, ms: 25)), nav) == .none, "once a pan")
+        #expect(feed(.ended(Self.at(120, ms: 30, vx: 500)), nav) == .none)
         #expect(arbiter.state == .idle)
     }
 

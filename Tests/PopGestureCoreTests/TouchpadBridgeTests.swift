@@ -62,14 +62,14 @@ import Testing
     static func x(_ action: Action) -> Double? {
         switch action {
         case .down(let f), .move(let f): f.xMillimetres
-        case .lift: nil
+        case .lift, .pointer: nil
         }
     }
 
     /// When the engine made the event: the bridge is played at once.
     static func time(of event: EngineEvent) -> Timestamp {
         switch event {
-        case .inputBegan(_, let t), .inputProgress(_, _, _, _, _, let t), .inputCancelled(_, _, _, let t),
+        case .inputBegan(_, _, _, let t), .inputProgress(_, _, _, _, _, let t), .inputCancelled(_, _, _, let t),
              .backInput(_, _, _, _, let t):
             t
         default:
@@ -78,6 +78,11 @@ import Testing
     }
 
     static func ms(_ milliseconds: Int64) -> Timestamp { Timestamp(microseconds: milliseconds * 1000) }
+
+    /// The touchpad's own frames: the actions less the pointer's.
+    static func fingers(_ actions: [Action]) -> [Action] {
+        actions.filter { if case .pointer = $0 { false } else { true } }
+    }
 
     static func lastProgress(_ events: [EngineEvent]) -> Double? {
         events.compactMap { if case .inputProgress(_, _, _, let p, _, _) = $0 { p } else { nil } }.last
@@ -90,9 +95,16 @@ import Testing
 
         #expect(rig.events.contains { if case .backInput = $0 { true } else { false } }, "the daemon committed")
         #expect(rig.seats == [.seat0])
-        #expect(actions.first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])))
+        guard case .pointer(let x, let y) = actions.first else { Issue.record("the pointer goes first: \(actions)"); return }
+        #expect(x < 0.1 && abs(y - 0.5) < 0.01, "under the finger, near the left edge at half the height: \(x), \(y)")
+        #expect(actions.dropFirst().first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])))
         #expect(actions.last == .lift)
-        #expect(actions.dropFirst().dropLast().allSatisfy { if case .down = $0 { false } else { $0 != .lift } })
+        #expect(actions.dropFirst(2).dropLast().allSatisfy {
+            switch $0 {
+            case .down, .lift, .pointer: false
+            case .move: true
+            }
+        })
         let xs = actions.compactMap(Self.x)
         #expect(zip(xs, xs.dropFirst()).allSatisfy { $1 <= $0 }, "the fingers only move left: a scroll toward the back")
         // 40 mm on the 256 mm wide fixture: progress 0.156, 9.4 mm at 60 mm per width.
@@ -109,6 +121,82 @@ import Testing
         #expect(zip(run, run.dropFirst()).dropLast().allSatisfy { abs($0 - $1 - 2) < 1e-9 }, "\(run)")
         #expect(rig.bridge.state == .idle)
         #expect(rig.bridge.deadline == nil)
+    }
+
+    @Test("A finger down at 2 % of the width and 80 % of the height: the pointer goes there before the fingers land")
+    func pointerUnderTheFinger() throws {
+        var rig = try Rig()
+        rig.script.down(at: 0.02, 0.8)
+        rig.script.move(byMillimetres: 40, 0, over: .milliseconds(100))
+        rig.script.up()
+        let actions = rig.play()
+        let began = try #require(rig.events.lazy.compactMap { event -> ScreenPoint?? in
+            if case .inputBegan(_, .seat0, let pointer, _) = event { pointer } else { nil }
+        }.first, "input-began, on seat0")
+        let point = try #require(began, "one screen: the point is known")
+        #expect(actions.first == .pointer(x: point.x, y: point.y))
+        #expect(point.x > 0.02 && point.x < 0.1, "where the finger is when the swipe begins: \(point.x)")
+        #expect(abs(point.y - 0.8) < 0.01)
+        #expect(actions.filter { if case .pointer = $0 { true } else { false } }.count == 1, "once a swipe")
+        #expect(rig.bridge.pointer == nil, "taken by the landing")
+    }
+
+    @Test("The shell reports two outputs: where the screen sits among them is unknown, so the pointer stays put")
+    func twoOutputsLeaveThePointer() throws {
+        var rig = try Rig()
+        let outputs = [OutputReport(name: "eDP-1", rotation: .none, isBuiltIn: true), OutputReport(name: "HDMI-A-1", rotation: .none)]
+        try rig.engine.reportOutputs(outputs, by: ClientID(9), at: .zero)
+        rig.engine.drainEvents { _ in }
+        let actions = rig.edgeSwipe()
+        #expect(actions.first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])), "\(actions)")
+        #expect(!actions.contains { if case .pointer = $0 { true } else { false } })
+        #expect(rig.events.contains { if case .inputBegan(_, _, nil, _) = $0 { true } else { false } })
+    }
+
+    @Test("Two fingers swiping 40 mm right on a touchpad: no screen position, so its input-began places no pointer")
+    func touchpadSwipePlacesNoPointer() throws {
+        var settings = GestureSettings()
+        settings.backInput = BackInputMap(standard: Self.altLeft, apps: [:])
+        settings.mode = .fullscreen
+        var engine = GestureEngine(settings: settings)
+        let pad = engine.addDevice(Fixtures.touchpad, configuration: DeviceConfiguration(kind: .touchpad))
+        var script = TouchScript(device: Fixtures.touchpad)
+        script.down(0, at: 0.2, 0.4)
+        script.down(1, at: 0.3, 0.6)
+        script.move([0, 1], byMillimetres: 40, 0, over: .milliseconds(100))
+        script.up(0)
+        script.up(1)
+        for event in script.events { engine.handle(event, from: pad) }
+        var began: [ScreenPoint?] = []
+        engine.drainEvents { if case .inputBegan(_, _, let pointer, _) = $0 { began.append(pointer) } }
+        #expect(began == [nil])
+    }
+
+    @Test("A second swipe that began while the first one's fingers ran puts the pointer at its own finger when it lands")
+    func waitingSwipeTakesItsOwnPoint() throws {
+        var bridge = TouchpadBridge()
+        let began = { (y: Double) in
+            EngineEvent.inputBegan(app: "firefox", seat: .seat0, pointer: ScreenPoint(x: 0.03, y: y, xMillimetres: 8, yMillimetres: 0),
+                                   time: .zero)
+        }
+        let progress = { (p: Double) in
+            EngineEvent.inputProgress(Self.touchpad, app: "firefox", seat: .seat0, progress: p, commit: 0.3, time: .zero)
+        }
+        let back = EngineEvent.backInput(Self.touchpad, app: "firefox", seat: .seat0, reason: .progress, time: .zero)
+        #expect(bridge.handle(began(0.25), at: Self.ms(0)) == nil)
+        #expect(bridge.handle(progress(0), at: Self.ms(0))?.actions.first == .pointer(x: 0.03, y: 0.25))
+        _ = bridge.handle(back, at: Self.ms(1))
+        _ = bridge.handle(began(0.75), at: Self.ms(10))
+        _ = bridge.handle(progress(0.1), at: Self.ms(10))
+        _ = bridge.handle(back, at: Self.ms(12))
+        var actions: [Action] = []
+        while let deadline = bridge.deadline {
+            let output = bridge.expire(at: deadline)
+            actions += try #require(output).actions
+        }
+        let firstLift = try #require(actions.firstIndex(of: .lift))
+        #expect(actions[firstLift + 1] == .pointer(x: 0.03, y: 0.75), "\(actions)")
+        #expect(actions[firstLift + 2] == .down(.init(xMillimetres: 85, yMillimetres: [22, 38])))
     }
 
     @Test("A swipe released short of the commit lifts the fingers back where they landed: no back")
@@ -147,7 +235,7 @@ import Testing
     @Test("A session that scrolls naturally: the same swipe lands the fingers at 15 mm and moves them right, then lifts")
     func naturalSessionMovesRight() throws {
         var rig = try Rig(natural: true)
-        let actions = rig.edgeSwipe()
+        let actions = Self.fingers(rig.edgeSwipe())
         #expect(actions.first == .down(TouchpadBridge.Fingers(xMillimetres: 15, yMillimetres: [22, 38])))
         let xs = actions.compactMap(Self.x)
         #expect(try #require(xs.last) > 15 + 20, "followed the progress, then ran on 20 mm, to the right")
@@ -161,9 +249,9 @@ import Testing
     func fixedScrollingWins() throws {
         let traditional = BackInput(touchpad: TouchpadScroll(millimetresPerWidth: 60, scrolling: .traditional))
         var rig = try Rig(input: traditional, natural: true)
-        #expect(rig.edgeSwipe().first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])))
+        #expect(Self.fingers(rig.edgeSwipe()).first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])))
         var unknown = try Rig(input: traditional, natural: nil)
-        #expect(unknown.edgeSwipe().first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])),
+        #expect(Self.fingers(unknown.edgeSwipe()).first == .down(TouchpadBridge.Fingers(xMillimetres: 85, yMillimetres: [22, 38])),
                 "a fixed entry needs no word from the session")
     }
 

@@ -35,7 +35,9 @@ struct WireEncodingTests {
              json: #"{"type":"bar","navigator":"main","page":"root","hidden":false}"#),
         Line(event: .rejected(.tooFarFromEdge, device: DeviceID(3), time: time),
              json: #"{"type":"rejected","reason":"too-far-from-edge","device":3,"time_us":12345678}"#),
-        Line(event: .inputBegan(app: "firefox", time: time),
+        Line(event: .refused(.stackTooShallow, device: DeviceID(2), time: time),
+             json: #"{"type":"refused","reason":"stack-too-shallow","device":2,"time_us":12345678}"#),
+        Line(event: .inputBegan(app: "firefox", seat: .seat0, pointer: ScreenPoint(x: 0.02, y: 0.5, xMillimetres: 3, yMillimetres: 70), time: time),
              json: #"{"type":"input-began","app":"firefox","time_us":12345678}"#),
         Line(event: .inputProgress(
                 BackInput(codes: [56, 105], spelling: "alt+left")!, app: "firefox", seat: .seat0, progress: 0.125,
@@ -96,7 +98,7 @@ struct WireEncodingTests {
             #expect(type == "bar")
             #expect(object["page"] as? String == page)
             #expect(object["hidden"] as? Bool == hidden)
-        case .inputBegan(let app, _):
+        case .inputBegan(let app, _, _, _):
             #expect(type == "input-began")
             #expect(object["app"] as? String == app)
         case .inputProgress(_, let app, _, let progress, let commit, _):
@@ -120,6 +122,10 @@ struct WireEncodingTests {
             #expect(object["direction"] as? String == screen.direction.rawValue)
         case .rejected(let reason, let device, _):
             #expect(type == "rejected")
+            #expect(object["reason"] as? String == reason.rawValue)
+            #expect((object["device"] as? NSNumber)?.intValue == device.rawValue)
+        case .refused(let reason, let device, _):
+            #expect(type == "refused")
             #expect(object["reason"] as? String == reason.rawValue)
             #expect((object["device"] as? NSNumber)?.intValue == device.rawValue)
         }

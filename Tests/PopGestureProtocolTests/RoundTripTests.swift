@@ -189,6 +189,7 @@ struct RoundTripTests {
         .bar(navigator: "n\"1", page: "設定\n", hidden: false),
         .rejected(reason: .tooSteep, device: 3, timeMicroseconds: 7),
         .rejected(reason: ServerEvent.RejectionReason(rawValue: "second-screen"), device: 0, timeMicroseconds: 7),
+        .refused(reason: .noNavigator, device: 1, timeMicroseconds: 7),
         .inputBegan(app: "firefox", timeMicroseconds: 8),
         .inputBegan(app: nil, timeMicroseconds: 8),
         .inputProgress(app: "firefox", progress: 0.25, commit: 0.3, timeMicroseconds: 8),

@@ -242,7 +242,7 @@ typedef struct pg_callbacks {
      * navigator (or NULL) is where a back would go now. */
     void (*on_focus_changed)(pg_client *client, void *user_data, const char *source, const char *app,
                              long pid, const char *navigator);
-    /* Any other event: observers' "rejected", "input-began", "input-progress",
+    /* Any other event: observers' "rejected", "refused", "input-began", "input-progress",
      * "input-cancelled", "back-input", "paused" and "resumed" (a user switch away and
      * back: see pg_client_paused()), and types newer than this library. json is the
      * whole line. */

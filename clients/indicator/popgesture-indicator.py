@@ -15,7 +15,10 @@ Where it draws (docs/INDICATOR.md):
 
 A person turns the arrow off, or puts it at the right edge, in one place for every
 desktop: $XDG_CONFIG_HOME/popgestured/indicator.conf (`arrow = off`, `edge = right`),
-read again when it changes.
+read again when it changes. With `refused = on` there (off by default), a swipe that
+went on like a back but was refused (`refused`: nothing to go back to, the page said
+no) shows a grey "no" for REFUSAL_MILLISECONDS, so a refused back differs from a swipe
+not seen.
 
     /usr/bin/python3 popgesture-indicator.py [--socket PATH] [--edge left|right] [--size PX] [--colour #RRGGBB]
 
@@ -53,6 +56,10 @@ RETRY_SECONDS = 2
 # The arrow's bubble: from MINIMUM_WIDTH at the start to the full size at the commit
 # point, as a fraction of --size (Android's back arrow grows the same way).
 MINIMUM_WIDTH = 0.15
+# How long the grey "no" of a refused swipe stays: long enough to see, gone before the next try.
+REFUSAL_MILLISECONDS = 700
+# The "no" bubble's grey.
+REFUSAL_GREY = (0x75 / 255, 0x75 / 255, 0x75 / 255)
 # The package's GNOME Shell extension, which draws the same arrow in the Shell.
 SHELL_EXTENSION = "popgestured-bridge@popgestured"
 
@@ -65,7 +72,8 @@ def settings_path():
 
 def read_settings(path):
     """`key = value` lines, # comments: `arrow` on (the default) or off, `edge` left or
-    right (default: --edge). At most 4 KiB are read; what is not understood is ignored."""
+    right (default: --edge), `refused` on or off (the default). At most 4 KiB are read;
+    what is not understood is ignored."""
     settings = {}
     try:
         with open(path, "rb") as file:
@@ -81,6 +89,8 @@ def read_settings(path):
             settings["arrow"] = value == "on"
         elif key == "edge" and value in ("left", "right"):
             settings["edge"] = value
+        elif key == "refused" and value in ("on", "off"):
+            settings["refused"] = value == "on"
     return settings
 
 
@@ -110,17 +120,22 @@ def parse_colour(text):
 
 class Arrow:
     """What to draw: nothing until a swipe goes to the back input; then `fraction`, the
-    progress over the commit progress, 0…1 (1: a release now goes back)."""
+    progress over the commit progress, 0…1 (1: a release now goes back). `refused`: a
+    swipe that looked like a back was refused, until ``clear_refusal()``."""
 
     def __init__(self):
         self.visible = False
         self.fraction = 0.0
+        self.refused = False
 
     def handle(self, event):
         """Applies one event; True when the drawing changed."""
         kind = event.get("type")
         if kind == "input-began":
-            self.visible, self.fraction = True, 0.0
+            self.visible, self.fraction, self.refused = True, 0.0, False
+            return True
+        if kind == "refused" and not self.visible and not self.refused:
+            self.refused = True
             return True
         if kind == "input-progress" and self.visible:
             progress, commit = event.get("progress"), event.get("commit")
@@ -135,6 +150,11 @@ class Arrow:
             return True
         return False
 
+    def clear_refusal(self):
+        """The "no" has been up long enough; True when the drawing changed."""
+        changed, self.refused = self.refused, False
+        return changed
+
 
 class Indicator:
     def __init__(self, options):
@@ -143,6 +163,7 @@ class Indicator:
         self.connection = None
         self.watch = None
         self.buffer = b""
+        self.refusal_timer = 0
         self.path = settings_path()
         self.settings = read_settings(self.path)
         self.window = self.make_window()
@@ -218,23 +239,17 @@ class Indicator:
         cr.paint()
         cr.set_operator(cairo.OPERATOR_OVER)
         if not self.arrow.visible:
+            if self.arrow.refused:
+                self.paint_refusal(cr)
             return
         size = self.options.size
         height = 2 * size
         fraction = self.arrow.fraction
         width = size * (MINIMUM_WIDTH + (1 - MINIMUM_WIDTH) * fraction)
         left = self.edge == "left"
-        # The bubble: a half-disc bulging from the edge, width growing with the finger.
-        cr.save()
-        cr.translate(0 if left else size, height / 2)
-        cr.scale(width if left else -width, size * (0.5 + 0.5 * fraction))
-        cr.move_to(0, -1)
-        cr.arc(0, 0, 1, -math.pi / 2, math.pi / 2)
-        cr.close_path()
-        cr.restore()
+        # The bubble, its width growing with the finger.
         colour = self.options.colour
-        cr.set_source_rgba(colour.red, colour.green, colour.blue, 1.0)
-        cr.fill()
+        self.bubble(cr, width, size * (0.5 + 0.5 * fraction), (colour.red, colour.green, colour.blue))
         # The chevron, once there is room for it: white, full at the commit point.
         if width >= size * 0.35:
             centre = width * 0.5 if left else size - width * 0.5
@@ -248,8 +263,50 @@ class Indicator:
             cr.line_to(centre - point * arm * 0.5, height / 2 + arm)
             cr.stroke()
 
+    def bubble(self, cr, width, half_height, rgb):
+        """A half-disc bulging from the edge, `width` across and `half_height` up and down."""
+        size = self.options.size
+        left = self.edge == "left"
+        cr.save()
+        cr.translate(0 if left else size, size)
+        cr.scale(width if left else -width, half_height)
+        cr.move_to(0, -1)
+        cr.arc(0, 0, 1, -math.pi / 2, math.pi / 2)
+        cr.close_path()
+        cr.restore()
+        cr.set_source_rgba(*rgb, 1.0)
+        cr.fill()
+
+    def paint_refusal(self, cr):
+        """The "no": the bubble at its full size in grey, with a white cross."""
+        size = self.options.size
+        height = 2 * size
+        self.bubble(cr, size, size, REFUSAL_GREY)
+        centre, arm = size * 0.5, size * 0.14
+        cr.set_source_rgba(1, 1, 1, 1)
+        cr.set_line_width(max(2.0, size * 0.07))
+        cr.set_line_cap(cairo.LINE_CAP_ROUND)
+        for dy in (-arm, arm):
+            cr.move_to(centre - arm, height / 2 - dy)
+            cr.line_to(centre + arm, height / 2 + dy)
+        cr.stroke()
+
+    def refusal_over(self):
+        self.refusal_timer = 0
+        if self.arrow.clear_refusal():
+            self.update()
+        return False
+
+    def showing(self):
+        """Whether the surface has something to show, as the person's file allows."""
+        if not self.settings.get("arrow", True):
+            return False
+        return self.arrow.visible or (self.arrow.refused and self.settings.get("refused", False))
+
     def update(self):
-        if self.arrow.visible and self.settings.get("arrow", True):
+        if self.arrow.refused and not self.arrow.visible and not self.refusal_timer:
+            self.refusal_timer = GLib.timeout_add(REFUSAL_MILLISECONDS, self.refusal_over)
+        if self.showing():
             if not self.window.get_visible():
                 self.window.show_all()
             self.window.queue_draw()

@@ -6,7 +6,9 @@
 // ignored. The arrow sits at the middle of the leading edge of the primary monitor, a
 // bubble from 15 % of its width at the start to all of it at the commit point, and
 // takes no input (not reactive). Off with `arrow = off` in
-// ~/.config/popgestured/indicator.conf, which the Python indicator reads too.
+// ~/.config/popgestured/indicator.conf, which the Python indicator reads too; with
+// `refused = on` there (off by default) a `refused` swipe shows a grey "no" for
+// REFUSAL_MILLISECONDS.
 // `build` puts this after reporter.js, between the imports and the entry point.
 
 const DAEMON_SOCKET = '/run/popgestured/popgestured.sock';
@@ -17,12 +19,15 @@ const RETRY_SECONDS = 2;
 const MINIMUM_WIDTH = 0.15;
 const ARROW_SIZE = 48;
 const ARROW_COLOUR = [0x33 / 255, 0x67 / 255, 0xd6 / 255];
+// The "no" of a refused swipe: how long it stays, and its grey.
+const REFUSAL_MILLISECONDS = 700;
+const REFUSAL_GREY = [0x75 / 255, 0x75 / 255, 0x75 / 255];
 
 // What `~/.config/popgestured/indicator.conf` says: `key = value` lines, # comments;
-// `arrow` on (the default) or off, `edge` left (the default) or right. At most 4 KiB
-// are read.
+// `arrow` on (the default) or off, `edge` left (the default) or right, `refused` on or
+// off (the default). At most 4 KiB are read.
 function readIndicatorSettings(path) {
-    const settings = {arrow: true, edge: 'left'};
+    const settings = {arrow: true, edge: 'left', refused: false};
     let text = '';
     try {
         const [, bytes] = GLib.file_get_contents(path);
@@ -39,15 +44,19 @@ function readIndicatorSettings(path) {
             settings.arrow = value === 'on';
         else if (key === 'edge' && (value === 'left' || value === 'right'))
             settings.edge = value;
+        else if (key === 'refused' && (value === 'on' || value === 'off'))
+            settings.refused = value === 'on';
     }
     return settings;
 }
 
-// The arrow's state: nothing until a swipe goes to the back input, then `fraction`.
+// The arrow's state: nothing until a swipe goes to the back input, then `fraction`;
+// `refused` after a swipe that looked like a back was refused, until clearRefusal().
 class ArrowState {
     constructor() {
         this.visible = false;
         this.fraction = 0;
+        this.refused = false;
     }
 
     // One event from the daemon; true when the drawing changed.
@@ -56,6 +65,12 @@ class ArrowState {
         case 'input-began':
             this.visible = true;
             this.fraction = 0;
+            this.refused = false;
+            return true;
+        case 'refused':
+            if (this.visible || this.refused)
+                return false;
+            this.refused = true;
             return true;
         case 'input-progress': {
             const {progress, commit} = event;
@@ -75,6 +90,13 @@ class ArrowState {
         default:
             return false;
         }
+    }
+
+    // The "no" has been up long enough; true when the drawing changed.
+    clearRefusal() {
+        const changed = this.refused;
+        this.refused = false;
+        return changed;
     }
 }
 
@@ -103,6 +125,9 @@ class PopgesturedArrow {
         if (this._retryId)
             GLib.source_remove(this._retryId);
         this._retryId = 0;
+        if (this._refusalId)
+            GLib.source_remove(this._refusalId);
+        this._refusalId = 0;
         this._closeConnection();
         this._configMonitor.disconnect(this._configId);
         this._configMonitor.cancel();
@@ -216,7 +241,16 @@ class PopgesturedArrow {
     _update() {
         if (!this._area)
             return;
-        if (!this._arrow.visible || !this._settings.arrow) {
+        if (this._arrow.refused && !this._arrow.visible && !this._refusalId) {
+            this._refusalId = GLib.timeout_add(GLib.PRIORITY_DEFAULT, REFUSAL_MILLISECONDS, () => {
+                this._refusalId = 0;
+                if (this._arrow.clearRefusal())
+                    this._update();
+                return GLib.SOURCE_REMOVE;
+            });
+        }
+        const refusal = this._arrow.refused && this._settings.refused;
+        if (!(this._arrow.visible || refusal) || !this._settings.arrow) {
             this._area.hide();
             return;
         }
@@ -236,18 +270,15 @@ class PopgesturedArrow {
     _paint(area) {
         const cr = area.get_context();
         const size = ARROW_SIZE, height = 2 * ARROW_SIZE;
+        if (!this._arrow.visible) {
+            this._paintRefusal(cr);
+            cr.$dispose();
+            return;
+        }
         const fraction = this._arrow.fraction;
         const width = size * (MINIMUM_WIDTH + (1 - MINIMUM_WIDTH) * fraction);
         const left = this._settings.edge === 'left';
-        cr.save();
-        cr.translate(left ? 0 : size, height / 2);
-        cr.scale(left ? width : -width, size * (0.5 + 0.5 * fraction));
-        cr.moveTo(0, -1);
-        cr.arc(0, 0, 1, -Math.PI / 2, Math.PI / 2);
-        cr.closePath();
-        cr.restore();
-        cr.setSourceRGBA(...ARROW_COLOUR, 1);
-        cr.fill();
+        this._bubble(cr, width, size * (0.5 + 0.5 * fraction), ARROW_COLOUR);
         if (width >= size * 0.35) {
             const centre = left ? width * 0.5 : size - width * 0.5;
             const arm = size * 0.18, point = left ? -1 : 1;
@@ -260,5 +291,34 @@ class PopgesturedArrow {
             cr.stroke();
         }
         cr.$dispose();
+    }
+
+    // A half-disc bulging from the edge, `width` across and `halfHeight` up and down.
+    _bubble(cr, width, halfHeight, colour) {
+        const left = this._settings.edge === 'left';
+        cr.save();
+        cr.translate(left ? 0 : ARROW_SIZE, ARROW_SIZE);
+        cr.scale(left ? width : -width, halfHeight);
+        cr.moveTo(0, -1);
+        cr.arc(0, 0, 1, -Math.PI / 2, Math.PI / 2);
+        cr.closePath();
+        cr.restore();
+        cr.setSourceRGBA(...colour, 1);
+        cr.fill();
+    }
+
+    // The "no": the bubble at its full size in grey, with a white cross.
+    _paintRefusal(cr) {
+        const size = ARROW_SIZE, height = 2 * ARROW_SIZE;
+        this._bubble(cr, size, size, REFUSAL_GREY);
+        const centre = size * 0.5, arm = size * 0.14;
+        cr.setSourceRGBA(1, 1, 1, 1);
+        cr.setLineWidth(Math.max(2, size * 0.07));
+        cr.setLineCap(1);  // CAIRO_LINE_CAP_ROUND
+        for (const dy of [-arm, arm]) {
+            cr.moveTo(centre - arm, height / 2 - dy);
+            cr.lineTo(centre + arm, height / 2 + dy);
+        }
+        cr.stroke();
     }
 }

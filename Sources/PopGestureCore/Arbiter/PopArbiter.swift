@@ -103,6 +103,35 @@ public struct PopArbiter: Sendable {
         /// Released past the threshold or flung: pop the page, or send the back input.
         case commit(GestureTarget, CommitReason)
         case cancelled(GestureTarget, PopCancelReason)
+        /// The pan rejected for this reason went on like a back (``RefusalWatch``): once
+        /// per pan, for an indicator's "no". Observers only.
+        case refused(RejectionReason)
+    }
+
+    /// A rejected pan that may still turn out to have started like a back, so that a
+    /// person can tell a refused back from a swipe not seen: it came from the edge zone
+    /// toward the back, or, where the mode is fullscreen, went half the commit distance
+    /// that way; never steeper than a back may start. Only for the reasons that refuse a
+    /// back the person meant (``mayRefuse(_:)``).
+    struct RefusalWatch: Sendable, Hashable {
+        var device: DeviceID
+        var origin: PanSample
+        var landing: ScreenPoint
+        var surface: PanSurface
+        var direction: Double
+        var mode: GestureMode
+        var reason: RejectionReason
+    }
+
+    /// The rejections that refuse a swipe the person meant as a back: nothing in front
+    /// takes it, or the page said no. Not the swipe's own shape (direction, zone, angle,
+    /// a long press, an excluded area), not another finger or device, and not an app that
+    /// runs the swipe itself.
+    static func mayRefuse(_ reason: RejectionReason) -> Bool {
+        switch reason {
+        case .noNavigator, .stackTooShallow, .popDisabled, .tooFarFromEdge, .transitioning: true
+        default: false
+        }
     }
 
     public enum State: Sendable, Hashable, CustomStringConvertible {
@@ -129,6 +158,9 @@ public struct PopArbiter: Sendable {
     /// The earliest the pan's finger can have landed (``landing(first:next:)``), once a
     /// second report told; nil until then.
     private var landing: PanSample?
+    /// While rejected: the pan watched for a refusal; nil once it said so, or when the
+    /// reason is not one (``mayRefuse(_:)``).
+    private var refusalWatch: RefusalWatch?
     public var settings: GestureSettings
     private var logger: Logger
 
@@ -149,6 +181,7 @@ public struct PopArbiter: Sendable {
             transition(to: .deciding(device: device, origin: sample, surface: surface), "pan began")
             pressEnded = nil
             landing = nil
+            refusalWatch = nil
             return .none
 
         case .deciding(let owner, let origin, let surface):
@@ -217,8 +250,17 @@ public struct PopArbiter: Sendable {
         case .rejected(let owner, _):
             guard owner == device else { return busy(event) }
             switch event {
-            case .ended, .cancelled: transition(to: .idle, "pan over")
-            case .began, .changed, .failed: break
+            case .changed(let sample):
+                return refusal(at: sample)
+            case .ended(let sample):
+                transition(to: .idle, "pan over")
+                defer { refusalWatch = nil }
+                return refusal(at: sample)
+            case .cancelled:
+                transition(to: .idle, "pan over")
+                refusalWatch = nil
+            case .began, .failed:
+                break
             }
             return .none
         }
@@ -256,6 +298,12 @@ public struct PopArbiter: Sendable {
         guard rejection == nil, let target = destination.flatMap(GestureTarget.init) else {
             let reason = rejection ?? .noNavigator
             transition(to: .rejected(device: device, reason), "dx=\(dx) dy=\(dy)")
+            // A navigator's mode, else the back input's: an app with neither would have got one.
+            let mode = if case .navigator = destination { settings.mode } else { settings.backInputMode }
+            refusalWatch = surface.isOnScreen && Self.mayRefuse(reason)
+                ? RefusalWatch(device: device, origin: origin, landing: start.landing, surface: surface,
+                               direction: layout.backDirection, mode: mode, reason: reason)
+                : nil
             return .rejected(reason)
         }
         let direction = layout.backDirection
@@ -321,6 +369,24 @@ public struct PopArbiter: Sendable {
     private static func progress(origin: PanSample, sample: PanSample, surface: PanSurface, direction: Double) -> Double {
         let travelled = (sample.position.xMillimetres - origin.position.xMillimetres) * direction
         return min(1, max(0, travelled / max(surface.widthMillimetres, 1)))
+    }
+
+    /// The watched pan now at `sample`: `refused` once it looks like a back.
+    private mutating func refusal(at sample: PanSample) -> Action {
+        guard let watch = refusalWatch else { return .none }
+        let dx = sample.position.xMillimetres - watch.origin.position.xMillimetres
+        let dy = sample.position.yMillimetres - watch.origin.position.yMillimetres
+        guard dx * watch.direction > 0 else { return .none }
+        let fromEdge = settings.isInEdgeZone(distanceFromLeadingEdge: GestureSettings.distanceFromLeadingEdge(
+            watch.landing, width: watch.surface.widthMillimetres, backDirection: watch.direction))
+        // Steeper than a back may start is a scroll, refused by nobody.
+        guard !isSteeper(dx: dx, dy: dy, than: fromEdge ? settings.edgeMaxAngleDegrees : settings.maxAngleDegrees)
+        else { return .none }
+        let progress = Self.progress(origin: watch.origin, sample: sample, surface: watch.surface, direction: watch.direction)
+        guard fromEdge || (watch.mode == .fullscreen && progress >= settings.commitProgress / 2) else { return .none }
+        refusalWatch = nil
+        logger.debug("arbiter: \(watch.device) refused like a back: \(watch.reason.rawValue), progress \(progress)")
+        return .refused(watch.reason)
     }
 
     private func busy(_ event: PanEvent) -> Action {

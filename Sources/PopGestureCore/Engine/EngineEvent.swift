@@ -17,10 +17,18 @@ public enum EngineEvent: Sendable, Hashable {
     case bar(navigator: String, owner: ClientID, page: String, hidden: Bool)
     /// A pan that did not become a back gesture, and why.
     case rejected(RejectionReason, device: DeviceID, time: Timestamp)
-    /// A swipe toward the back input began: the focused app (`app`, when known) has no
-    /// navigator. Observers only; the app knows nothing of it.
-    case inputBegan(app: String?, time: Timestamp)
-    /// That swipe's finger moved (and once right after ``inputBegan(app:time:)``):
+    /// That rejected pan went on like a back (from the edge zone toward the back, or half
+    /// the commit distance in fullscreen mode), and `reason` refused it: at most once a
+    /// pan, for an indicator's brief "no". Observers only.
+    case refused(RejectionReason, device: DeviceID, time: Timestamp)
+    /// A swipe toward the back input began on `seat`: the focused app (`app`, when
+    /// known) has no navigator. Observers only; the app knows nothing of it. `pointer`:
+    /// where the finger is, in fractions of the seat's one screen, for the touchpad
+    /// bridge to put the pointer under it (its scroll goes to the surface under the
+    /// pointer); nil from a touchpad, or when the seat's shell reports more than one
+    /// output (where that screen sits among them is not known).
+    case inputBegan(app: String?, seat: Seat, pointer: ScreenPoint?, time: Timestamp)
+    /// That swipe's finger moved (and once right after ``inputBegan(app:seat:pointer:time:)``):
     /// `progress` as ``popProgress(_:progress:time:)``'s, each time it changes by a
     /// thousandth, `commit` the commit progress in force. Observers only, for an
     /// indicator that follows the finger (Android's arrow); the daemon's touchpad bridge
@@ -43,7 +51,8 @@ public enum EngineEvent: Sendable, Hashable {
             t.owner
         case .back(_, let owner, _, _, _), .bar(_, let owner, _, _):
             owner
-        case .rejected, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged, .screenChanged:
+        case .rejected, .refused, .inputBegan, .inputProgress, .inputCancelled, .backInput, .focusChanged,
+             .screenChanged:
             nil
         }
     }

@@ -330,7 +330,7 @@ public struct GestureEngine: Sendable {
         else { return }
         let action = arbiters[devices[index]!.arbiter].handle(
             pan, from: id, surface: devices[index]!.surface, navigation: navigation)
-        apply(action, device: id, time: event.time)
+        apply(action, device: id, time: event.time, at: pan.position)
     }
 
     /// Treats the device's current frame as lost, like `SYN_DROPPED`: the input layer
@@ -660,17 +660,22 @@ public struct GestureEngine: Sendable {
 
     // MARK: - Carrying out the arbiter's actions
 
-    private mutating func apply(_ action: PopArbiter.Action, device: DeviceID, time: Timestamp) {
+    /// `position`: where the pan that led to `action` is now, when it came from a frame.
+    private mutating func apply(
+        _ action: PopArbiter.Action, device: DeviceID, time: Timestamp, at position: ScreenPoint? = nil
+    ) {
         switch action {
         case .none:
             return
         case .rejected(let reason):
             logger.debug("\(device): pan rejected, \(reason.rawValue)")
             outbox.append(.rejected(reason, device: device, time: time))
+        case .refused(let reason):
+            outbox.append(.refused(reason, device: device, time: time))
         case .began(.navigator(let target), let progress):
             outbox.append(.popBegan(target, progress: progress, time: time))
         case .began(.input(let input, let app), let progress):
-            outbox.append(.inputBegan(app: app, time: time))
+            outbox.append(.inputBegan(app: app, seat: seat(of: device), pointer: pointerPlace(position, device), time: time))
             outbox.append(.inputProgress(
                 input, app: app, seat: seat(of: device), progress: progress, commit: settings.commitProgress, time: time))
         case .progress(.navigator(let target), let progress):
@@ -696,6 +701,18 @@ public struct GestureEngine: Sendable {
         case .cancelled(.input(_, let app), let reason):
             outbox.append(.inputCancelled(app: app, seat: seat(of: device), reason: reason, time: time))
         }
+    }
+
+    /// Where the touchpad bridge may put the pointer for a swipe now at `position`: on a
+    /// touchscreen, whose fractions are the layout's only while its seat shows one
+    /// screen. Seat0's shell may report several outputs; another seat has no shell, and
+    /// one screen.
+    private func pointerPlace(_ position: ScreenPoint?, _ device: DeviceID) -> ScreenPoint? {
+        guard let position, devices.indices.contains(device.rawValue), let surface = devices[device.rawValue]?.surface,
+              surface.isOnScreen
+        else { return nil }
+        if surface.seat == .seat0, let outputs = session.shellOutputs, outputs.count > 1 { return nil }
+        return position
     }
 
     private func seat(of device: DeviceID) -> Seat {

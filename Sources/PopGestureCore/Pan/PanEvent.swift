@@ -52,4 +52,12 @@ public enum PanEvent: Sendable, Hashable {
     case cancelled(PanCancelReason, time: Timestamp)
     /// No pan began: nothing else follows until every finger has lifted.
     case failed(PanCancelReason, time: Timestamp)
+
+    /// Where the finger is, for a pan still down or just lifted.
+    public var position: ScreenPoint? {
+        switch self {
+        case .began(let sample), .changed(let sample), .ended(let sample): sample.position
+        case .cancelled, .failed: nil
+        }
+    }
 }

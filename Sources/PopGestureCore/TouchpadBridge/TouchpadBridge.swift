@@ -10,7 +10,8 @@
 /// frame per action) and arms a timer for the deadline. It never asks the caller to
 /// sleep: the input thread serves the next touch while the fingers run.
 ///
-///     idle ──input-progress (touchpad)──▶ following: down; the fingers chase the progress
+///     idle ──input-progress (touchpad)──▶ following: the pointer under the finger, down;
+///       ▲                                   │ the fingers chase the progress
 ///       ▲                                   │ back-input: the goal runs on ``completionMillimetres``
 ///       │                                   │ input-cancelled: the goal is where they landed
 ///       └──── lift, once at the goal ◀── ending: a frame per deadline toward the goal
@@ -29,6 +30,11 @@
 /// nothing in the VM (99-touchpad-apps, docs/APPS.md), where frames at the events show
 /// its swipe arrow. The run at the end is a frame every ``frameMicroseconds``.
 ///
+/// Wayland compositors and X send a scroll to the surface under the pointer, and a touch
+/// moves no pointer: first the pointer goes where the finger is (``Action/pointer(x:y:)``),
+/// so the swipe scrolls the window it is on, not whatever the pointer last rested on
+/// (a Phosh session's Firefox toolbar, in a test run; docs/APPS.md).
+///
 /// The app decides from what it sees: on a commit the fingers run on, fast, before they
 /// lift, so the app commits by distance and velocity; on a cancel they run back to where
 /// they landed and lift, so the app returns with no back.
@@ -43,6 +49,10 @@ public struct TouchpadBridge: Sendable {
     }
 
     public enum Action: Sendable, Hashable {
+        /// The seat's pointer to here, in fractions of its screen, right before the
+        /// fingers land: the compositor sends the scroll to the surface under the
+        /// pointer, which a touch does not move (the daemon's virtual pointer does).
+        case pointer(x: Double, y: Double)
         /// Both fingers down (`BTN_TOUCH`, `BTN_TOOL_DOUBLETAP`), in one frame.
         case down(Fingers)
         /// Both fingers to here, in one frame.
@@ -139,6 +149,9 @@ public struct TouchpadBridge: Sendable {
     public static let completionMillimetres = 20.0
 
     public private(set) var state: State = .idle
+    /// Where the next fingers to land put the pointer first: the last swipe's
+    /// ``EngineEvent/inputBegan(app:seat:pointer:time:)`` point, taken by its landing.
+    public private(set) var pointer: ScreenPoint?
 
     public init() {}
 
@@ -160,6 +173,10 @@ public struct TouchpadBridge: Sendable {
     /// kernel stamps the frames with); nil when the touchpad has nothing to do now.
     public mutating func handle(_ event: EngineEvent, at now: Timestamp) -> Output? {
         switch event {
+        case .inputBegan(_, _, let pointer, _):
+            // Every swipe begins so, whatever its back input: this one's point replaces the last's.
+            self.pointer = pointer
+            return nil
         case .inputProgress(let input, _, let seat, let progress, _, _):
             guard let scroll = input.touchpad else { return nil }
             return follow(scroll, on: seat, progress: progress, at: now)
@@ -225,7 +242,7 @@ public struct TouchpadBridge: Sendable {
             // Down only: a move in the same instant would be a jump to libinput.
             let goal = Self.travel(progress: progress, scroll: scroll)
             state = .touching(Touch(seat: seat, scroll: scroll, travelMillimetres: 0, goalMillimetres: goal, written: now))
-            return Output(seat: seat, actions: [.down(Self.fingers(travelMillimetres: 0, natural: scroll.natural))])
+            return Output(seat: seat, actions: landing(natural: scroll.natural))
         case .touching(var touch):
             guard touch.ending == nil else {
                 // The last swipe's fingers are still running to their end: this one plays after the lift.
@@ -258,7 +275,15 @@ public struct TouchpadBridge: Sendable {
             touch.goalMillimetres = Self.goal(of: ending, from: waiting.goalMillimetres)
         }
         state = .touching(touch)
-        return Output(seat: waiting.seat, actions: [.down(Self.fingers(travelMillimetres: 0, natural: waiting.scroll.natural))])
+        return Output(seat: waiting.seat, actions: landing(natural: waiting.scroll.natural))
+    }
+
+    /// The pointer under the finger, when its place is known, then the fingers down.
+    private mutating func landing(natural: Bool) -> [Action] {
+        let down = Action.down(Self.fingers(travelMillimetres: 0, natural: natural))
+        defer { pointer = nil }
+        guard let pointer else { return [down] }
+        return [.pointer(x: pointer.x, y: pointer.y), down]
     }
 
     /// Where the fingers end: 20 mm on from a commit, back where they landed on a cancel.

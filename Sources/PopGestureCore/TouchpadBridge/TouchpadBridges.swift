@@ -10,7 +10,8 @@ public struct TouchpadBridges: Sendable {
     /// The seat an engine event of the back input's swipe is about; nil for the others.
     public static func seat(of event: EngineEvent) -> Seat? {
         switch event {
-        case .inputProgress(_, _, let seat, _, _, _), .backInput(_, _, let seat, _, _), .inputCancelled(_, let seat, _, _):
+        case .inputBegan(_, let seat, _, _), .inputProgress(_, _, let seat, _, _, _), .backInput(_, _, let seat, _, _),
+             .inputCancelled(_, let seat, _, _):
             seat
         default:
             nil
@@ -20,8 +21,13 @@ public struct TouchpadBridges: Sendable {
     /// Feeds one engine event to its seat's bridge (``TouchpadBridge/handle(_:at:)``).
     public mutating func handle(_ event: EngineEvent, at now: Timestamp) -> TouchpadBridge.Output? {
         guard let seat = Self.seat(of: event) else { return nil }
-        // A seat's bridge is made by its first progress; an end for a seat without one is no swipe of its.
-        if bridges[seat] == nil, case .inputProgress = event { bridges[seat] = TouchpadBridge() }
+        // A seat's bridge is made by its first swipe; an end for a seat without one is no swipe of its.
+        if bridges[seat] == nil {
+            switch event {
+            case .inputBegan, .inputProgress: bridges[seat] = TouchpadBridge()
+            default: break
+            }
+        }
         return bridges[seat]?.handle(event, at: now)
     }
 

@@ -37,7 +37,10 @@ extension ServerEvent {
         case .rejected(let reason, let device, let time):
             self = .rejected(
                 reason: RejectionReason(reason), device: Int64(device.rawValue), timeMicroseconds: time.microseconds)
-        case .inputBegan(let app, let time):
+        case .refused(let reason, let device, let time):
+            self = .refused(
+                reason: RejectionReason(reason), device: Int64(device.rawValue), timeMicroseconds: time.microseconds)
+        case .inputBegan(let app, _, _, let time):
             self = .inputBegan(app: app, timeMicroseconds: time.microseconds)
         case .inputProgress(_, let app, _, let progress, let commit, let time):
             self = .inputProgress(app: app, progress: progress, commit: commit, timeMicroseconds: time.microseconds)

@@ -87,23 +87,20 @@ private let path = "/etc/popgestured/popgestured.conf"
         }
     }
 
-    @Test("the shipped file parses; its commented touchpad lines, uncommented, follow the session, the key until it says")
+    @Test("the shipped file parses; Firefox and Firefox ESR get the touchpad in the session's direction, the key until it says")
     func theShippedFile() throws {
         let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../../systemd/popgestured.conf").standardized
         let text = try String(contentsOf: shipped, encoding: .utf8)
         let map = try Configuration.parse(text, path: path).backInput
-        #expect(map.input(forApp: "firefox-esr", touchpadScrolling: true)?.codes == [Self.leftAlt, Self.left],
-                "not on by default: Alt+Left")
-        #expect(!map.usesTouchpad)
+        #expect(map.usesTouchpad)
         #expect(map.input(forApp: "foot") == nil, "terminals get nothing")
-        let uncommented = text.replacingOccurrences(of: "#firefox-esr = touchpad", with: "firefox-esr = touchpad")
-            .replacingOccurrences(of: "#firefox = touchpad", with: "firefox = touchpad")
-        let opted = try Configuration.parse(uncommented, path: path).backInput
         for app in ["firefox", "firefox-esr"] {
-            #expect(opted.input(forApp: app)?.touchpad == .standard, "\(app)")
-            #expect(opted.input(forApp: app, touchpadScrolling: nil)?.codes == [Self.leftAlt, Self.left])
-            #expect(opted.input(forApp: app, touchpadScrolling: true)?.touchpad?.scrolling == .natural)
+            #expect(map.input(forApp: app)?.touchpad == .standard, "\(app)")
+            #expect(map.input(forApp: app, touchpadScrolling: nil)?.codes == [Self.leftAlt, Self.left],
+                    "\(app): Alt+Left until the session says how it scrolls")
+            #expect(map.input(forApp: app, touchpadScrolling: true)?.touchpad?.scrolling == .natural)
+            #expect(map.input(forApp: app, touchpadScrolling: false)?.touchpad?.scrolling == .traditional)
         }
     }
 

@@ -12,6 +12,9 @@
 #      back-input; the back input's keys device sends no key;
 #   2. a slow short swipe (1 % -> 12 % in 1.5 s) is cancelled: the scroll goes left,
 #      then right back toward where it started, and stops at the lift; input-cancelled.
+# With it comes "popgestured pointer" (udev: ID_INPUT_MOUSE, libinput: an absolute
+# pointer): before each swipe's fingers land it moves once, to where the finger is
+# (near the left edge, at half the height), as libinput reads it.
 # timeout: 300
 source "$(dirname "$0")/../lib.sh"
 
@@ -22,6 +25,7 @@ python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.01 >"$edge"
 python3 "$VM_DIR/make-swipe.py" "$desc" --from 0.01 --to 0.12 --duration-ms 1500 >"$short"
 
 TOUCHPAD_NAME="popgestured touchpad"
+POINTER_NAME="popgestured pointer"
 KEYS_NAME="popgestured back input"
 node_named() {
     local dir
@@ -50,6 +54,14 @@ grep -qE '^Capabilities: +pointer gesture *$' "$WORK/touchpad-listing.out" ||
     fail "libinput does not list $TOUCHPAD_NAME with the capabilities pointer gesture (a touchpad)"
 grep -qE '^Size: +100x60mm *$' "$WORK/touchpad-listing.out" || fail "libinput does not see a 100x60mm touchpad"
 log "libinput: $pad is a touchpad: $(grep -E '^(Size|Capabilities)' "$WORK/touchpad-listing.out" | tr -s ' ' | tr '\n' ';')"
+wait_for 60 "the daemon's \"$POINTER_NAME\"" has_node_named "$POINTER_NAME"
+pointer=$(node_named "$POINTER_NAME")
+udev_prop "$pointer" ID_INPUT_MOUSE=1 || fail "udev did not tag $pointer ID_INPUT_MOUSE=1"
+awk -v name="$POINTER_NAME" '$1 == "Device:" { on = (substr($0, index($0, $2)) == name) } on' \
+    "$WORK/list-devices.out" >"$WORK/pointer-listing.out"
+grep -qE '^Capabilities: +pointer *$' "$WORK/pointer-listing.out" ||
+    fail "libinput does not list $POINTER_NAME as a pointer: $(tr '\n' ';' <"$WORK/pointer-listing.out")"
+read_with_libinput pointer "$pointer"
 
 read_with_libinput pad "$pad"
 # The touchpad's own frames, for when libinput reads them otherwise than expected.
@@ -66,6 +78,10 @@ open_observer watch
 create_device "$desc"
 wait_device_listed "$DEV_NODE"
 vmctl wait-device "$pad" --gone --timeout 2 || fail "the daemon reads its own touchpad $pad"
+vmctl wait-device "$pointer" --gone --timeout 2 || fail "the daemon reads its own pointer $pointer"
+# motions: the absolute motions libinput read from the pointer, "X Y" in percent of
+# its axes (debug-events prints them transformed to 100).
+motions() { awk '/POINTER_MOTION_ABSOLUTE/ { x = $(NF - 1); sub("/", "", x); print x, $NF }' "$WORK/pointer.out"; }
 
 # scrolls FROM: the horizontal values of the POINTER_SCROLL_FINGER lines of pad.out
 # after line FROM, one a line ("0" for the scroll stop).
@@ -92,6 +108,11 @@ grep -q "Touch jump" "$WORK/pad.out" && fail "libinput saw a touch jump on the t
 expect_events "$WORK/watch.out" input-began 1
 has_event "$WORK/watch.out" input-progress || fail "no input-progress for the observer"
 [ "$(awk '$1 == "key"' "$WORK/keys.out" | wc -l)" -eq 0 ] || fail "a key went out for an app marked touchpad"
+motions >&2
+[ "$(motions | wc -l)" -eq 1 ] || fail "the pointer moved $(motions | wc -l) times for one swipe, not once"
+motions | awk '{ exit !($1 < 10 && $2 > 45 && $2 < 55) }' ||
+    fail "the pointer went to $(motions | tail -n 1), not under the finger near the left edge at half the height"
+log "1. the pointer went under the finger: $(motions | tail -n 1) (percent of the layout)"
 log "1. committed: $(scrolls "$from" | awk '$1 < 0 { n++; s += $1 } END { printf "%d scroll events, %.1f in all", n, s }') to the left, then a stop; no key"
 
 # 2. The cancelled swipe: left, back right, the stop.

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # (v) Issue 21, the touchpad bridge with real apps: the page follows the finger. In
 # the desktop of 99-real-apps (sway with its libinput backend, Tests/VM/desktop.sh),
-# the shipped configuration with its commented `firefox-esr = touchpad` line taken as it
-# is (uncommented), plus `touchpad` for the libadwaita leaflet app
-# (Tests/VM/apps/leaflet-pages.py).
+# the shipped configuration as it is (Firefox ESR's `firefox-esr = touchpad` among its
+# defaults), plus `touchpad` for the libadwaita leaflet app
+# (Tests/VM/apps/leaflet-pages.py). Before each swipe the pointer rests on the app's
+# toolbar, where a scroll navigates nothing (as the Phosh session left it): the daemon's
+# virtual pointer must put it under the finger first (pointer-MODE.out: what libinput
+# read from "popgestured pointer").
+
 # The sway bridge tells the daemon how sway scrolls the virtual touchpad (status's
 # focus.touchpadScrolling, waited for). For each app at page popB after popA, in each
 # grab mode of MODES:
@@ -43,9 +47,8 @@ firefox_profile
 chown -R nobody:nogroup "$DESKTOP_HOME"
 
 conf="$WORK/touchpad.conf"
-grep -qx "#firefox-esr = touchpad" "$REPO/systemd/popgestured.conf" || fail "the shipped file has no firefox-esr touchpad line"
-{ sed 's/^#firefox-esr = touchpad$/firefox-esr = touchpad/' "$REPO/systemd/popgestured.conf"
-  echo "org.popgestured.LeafletPages = touchpad"; } >"$conf"
+grep -qx "firefox-esr = touchpad" "$REPO/systemd/popgestured.conf" || fail "the shipped file does not give firefox-esr the touchpad"
+{ cat "$REPO/systemd/popgestured.conf"; echo "org.popgestured.LeafletPages = touchpad"; } >"$conf"
 
 # scrolling_is WORD: status's focus.touchpadScrolling is WORD (natural or traditional).
 _scrolling_is() {
@@ -66,8 +69,11 @@ touchpad_daemon() {
     local name
     name=$(grep -lx "popgestured touchpad" /sys/class/input/event*/device/name | head -n 1)
     read_with_libinput "pad-$1" "/dev/input/$(basename "$(dirname "$(dirname "$name")")")"
+    name=$(grep -lx "popgestured pointer" /sys/class/input/event*/device/name | head -n 1)
+    [ -n "$name" ] || fail "the daemon made no virtual pointer beside its touchpad"
+    read_with_libinput "pointer-$1" "/dev/input/$(basename "$(dirname "$(dirname "$name")")")"
     open_observer "watch-$1"
-    PAD="$WORK/pad-$1.out"
+    PAD="$WORK/pad-$1.out" POINTER="$WORK/pointer-$1.out"
     GRAB_NOW=$1
     wait_scrolling traditional
     log "the sway bridge said: traditional scrolling (sway's default for touchpads)"
@@ -78,6 +84,13 @@ pad_scrolled() {
         sed -n 's/.*horiz \(-\{0,1\}[0-9.]*\)\/[-0-9.]*\*.*/\1/p' |
         awk '$1 + 0 != 0 { n++; s += $1 } $1 + 0 == 0 { stop = "yes" }
              END { printf "%d scroll events, %.1f in all, stop: %s", n, s, stop ? stop : "no" }'
+}
+
+# pointer_moved FROM: "to X/Y" (libinput's absolute position, in percent of the
+# layout) of the last absolute motion in $POINTER after line FROM, or "no motion".
+pointer_moved() {
+    tail -n +"$(( $1 + 1 ))" "$POINTER" | awk '/POINTER_MOTION_ABSOLUTE/ { last = "to " $(NF - 1) $NF }
+        END { print last ? last : "no motion" }'
 }
 
 FAILURES=()
@@ -144,17 +157,18 @@ at_page_b() {
 held_swipe() {
     local shot=$1 label=$2 want_moved=$3 want=$4 from moved after
     # The scroll goes to the surface under the pointer (docs/CONFIGURATION.md, the
-    # touchpad bridge's catches): the pointer rests mid-page, as a user's would.
-    swaymsg seat seat0 cursor set 640 500 >/dev/null
+    # touchpad bridge): the pointer rests on the toolbar, and the daemon moves it.
+    swaymsg seat seat0 cursor set 640 30 >/dev/null
     sleep 3
     screenshot "$shot-rest.png"
-    from=$(wc -l <"$PAD")
+    from=$(wc -l <"$PAD") pointer_from=$(wc -l <"$POINTER")
     play_bg "$DEV_NODE" "$held"
     sleep 5
     screenshot "$shot-held.png"
     moved=yes
     cmp -s "$shot-rest.png" "$shot-held.png" && moved=no
-    log "$label: held at 45 %: the page moved: $moved; title \"$(focused_title)\""
+    log "$label: held at 45 %: the page moved: $moved; title \"$(focused_title)\"; the pointer: $(pointer_moved "$pointer_from")"
+    pointer_moved "$pointer_from" | grep -q '^to ' || FAILURES+=("$label: the daemon's pointer did not move")
     [ "$moved" = "$want_moved" ] || FAILURES+=("$label: held at 45 %, the page moved: $moved (expected $want_moved)")
     wait "$PLAY_PID"
     try_wait 60 _title_is '\bpopA\b' || true

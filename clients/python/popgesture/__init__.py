@@ -19,7 +19,7 @@ from .core import (DEFAULT_SOCKET, SUPPORTED_VERSIONS, Client, NavigatorRecord, 
 from .errors import (ConnectionLostError, NotConnectedError, PopGestureError, RequestError, RequestTimeoutError,
                      TooManyPendingError)
 from .events import (Back, BackInput, Bar, Connected, Disconnected, Error, Event, FocusChanged, InputBegan,
-                     InputCancelled, InputProgress, PopBegan, PopCancelled, PopFinished, PopProgress, Rejected,
+                     InputCancelled, InputProgress, PopBegan, PopCancelled, PopFinished, PopProgress, Refused, Rejected,
                      Paused, Resumed, ScreenChanged, decode_event)
 from .blocking import BlockingClient
 from .aio import AsyncClient
@@ -31,7 +31,7 @@ __all__ = [
     "DEFAULT_SOCKET", "SUPPORTED_VERSIONS", "default_socket_path",
     "PopGestureError", "RequestError", "NotConnectedError", "ConnectionLostError", "RequestTimeoutError",
     "TooManyPendingError",
-    "Event", "PopBegan", "PopProgress", "PopFinished", "PopCancelled", "Back", "Bar", "Rejected", "InputBegan",
+    "Event", "PopBegan", "PopProgress", "PopFinished", "PopCancelled", "Back", "Bar", "Rejected", "Refused", "InputBegan",
     "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Paused", "Resumed", "Error", "Connected", "Disconnected",
     "decode_event",
 ]

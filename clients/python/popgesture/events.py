@@ -13,7 +13,7 @@ owns the navigator, and the gesture ones only while that client is focused and i
 navigator is the one in front (docs/PROTOCOL.md, "Focus"). A committed swipe comes
 as ``PopBegan, PopProgress..., PopFinished, Back, Bar``; a cancelled one as
 ``PopBegan, PopProgress..., PopCancelled, Bar``. Observer events
-(:class:`Rejected`, :class:`InputBegan`, :class:`InputProgress`, :class:`InputCancelled`,
+(:class:`Rejected`, :class:`Refused`, :class:`InputBegan`, :class:`InputProgress`, :class:`InputCancelled`,
 :class:`BackInput`, :class:`FocusChanged`) come only after ``subscribe``.
 """
 
@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Optional
 
 __all__ = [
     "Event", "PopBegan", "PopProgress", "PopFinished", "PopCancelled", "Back", "Bar",
-    "Rejected", "InputBegan", "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Paused", "Resumed", "Error",
+    "Rejected", "Refused", "InputBegan", "InputProgress", "InputCancelled", "BackInput", "FocusChanged", "ScreenChanged", "Paused", "Resumed", "Error",
     "Connected", "Disconnected", "decode_event",
 ]
 
@@ -129,6 +129,17 @@ class Rejected(Event):
     """(Observers only.) A pan was refused, with the arbiter's ``reason``."""
 
     type: str = _typed("rejected")
+    reason: str = ""
+    device: int = 0
+    time_us: int = 0
+
+
+@dataclass
+class Refused(Event):
+    """(Observers only.) That rejected pan went on like a back (from the edge zone, or half
+    the commit distance in fullscreen mode): at most once a pan, for an indicator's "no"."""
+
+    type: str = _typed("refused")
     reason: str = ""
     device: int = 0
     time_us: int = 0
@@ -292,6 +303,7 @@ _SCHEMA = {
     "back": (Back, (("navigator", str, True), ("popped", str, True), ("top", str, True), ("time_us", int, False))),
     "bar": (Bar, (("navigator", str, True), ("page", str, True), ("hidden", bool, False))),
     "rejected": (Rejected, (("reason", str, True), ("device", int, False), ("time_us", int, False))),
+    "refused": (Refused, (("reason", str, True), ("device", int, False), ("time_us", int, False))),
     "input-began": (InputBegan, (("app", str, False), ("time_us", int, False))),
     "input-progress": (InputProgress, (("app", str, False), ("progress", _NUMBER, True), ("commit", _NUMBER, True), ("time_us", int, False))),
     "input-cancelled": (InputCancelled, (("app", str, False), ("reason", str, False), ("time_us", int, False))),

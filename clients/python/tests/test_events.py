@@ -34,6 +34,8 @@ class DecodeTests(unittest.TestCase):
                                       directionSource="shell")),
             ({"type": "rejected", "reason": "too-steep", "device": 0, "time_us": 6},
              popgesture.Rejected(reason="too-steep", device=0, time_us=6)),
+            ({"type": "refused", "reason": "stack-too-shallow", "device": 1, "time_us": 6},
+             popgesture.Refused(reason="stack-too-shallow", device=1, time_us=6)),
             ({"type": "back-input", "app": "firefox", "input": "alt+left", "reason": "fling", "time_us": 7},
              popgesture.BackInput(app="firefox", input="alt+left", reason="fling", time_us=7)),
             ({"type": "error", "code": "line-timeout", "message": "m"},
@@ -75,7 +77,7 @@ class DecodeTests(unittest.TestCase):
         self.assertEqual(event.raw["new"], 1)
 
     def test_schema_covers_the_documented_events(self):
-        documented = {"pop-began", "pop-progress", "pop-finished", "back", "pop-cancelled", "bar", "rejected",
+        documented = {"pop-began", "pop-progress", "pop-finished", "back", "pop-cancelled", "bar", "rejected", "refused",
                       "input-began", "input-progress", "input-cancelled", "back-input", "focus-changed",
                       "screen-changed", "paused", "resumed", "error"}
         self.assertEqual(set(events._SCHEMA), documented)
