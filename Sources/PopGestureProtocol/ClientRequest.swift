@@ -47,7 +47,11 @@ public enum ClientRequest: Sendable, Hashable {
     /// From the shell only: whether the session scrolls touchpads naturally (the content
     /// follows the fingers), as it set the daemon's virtual touchpad ("popgestured
     /// touchpad"); the touchpad bridge plays its scroll the other way round then.
-    case touchpadScrolling(natural: Bool)
+    /// `bridge` false: the session takes no touchpad bridge at all (GNOME Shell: any
+    /// pointer device ends its touch mode, and with it the on-screen keyboard's showing
+    /// up); the daemon then removes that seat's virtual touchpad and pointer, and the
+    /// entries that want them get the standard back input.
+    case touchpadScrolling(natural: Bool, bridge: Bool = true)
 
     /// The daemon's virtual touchpad, as the kernel, udev and the compositors name it:
     /// the device whose scrolling `touchpad-scrolling` reports.

@@ -152,7 +152,7 @@ public enum RequestCodec {
             }
             return .textDirection(direction)
         case .touchpadScrolling:
-            return .touchpadScrolling(natural: try f.bool("natural"))
+            return .touchpadScrolling(natural: try f.bool("natural"), bridge: try f.optionalBool("bridge") ?? true)
         }
     }
 
@@ -189,8 +189,9 @@ public enum RequestCodec {
             object["outputs"] = .array(outputs.map(encodeOutput))
         case .textDirection(let direction):
             object["direction"] = .string(direction.rawValue)
-        case .touchpadScrolling(let natural):
+        case .touchpadScrolling(let natural, let bridge):
             object["natural"] = .bool(natural)
+            if !bridge { object["bridge"] = .bool(false) }
         case .subscribe, .unsubscribe, .status:
             break
         case .create(let navigator, let pages, let layout, let bar):

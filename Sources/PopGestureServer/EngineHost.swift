@@ -259,9 +259,9 @@ public struct EngineHost {
             } catch {
                 return refuse(error.code, error.message)
             }
-        case .touchpadScrolling(let natural):
+        case .touchpadScrolling(let natural, let bridge):
             do {
-                try feed.engine.reportTouchpadScrolling(natural: natural, by: client, at: time)
+                try feed.engine.reportTouchpadScrolling(natural: natural, bridge: bridge, by: client, at: time)
                 return ok()
             } catch {
                 return refuse(error.code, error.message)
@@ -348,7 +348,8 @@ public struct EngineHost {
                 seat: askerSeat.rawValue, source: focus.source(on: askerSeat).rawValue,
                 app: focus.focusedApp(on: askerSeat), pid: focus.window(on: askerSeat)?.pid.map(Int64.init),
                 shell: focus.shell(on: askerSeat).map { Int64($0.rawValue) },
-                touchpadScrolling: focus.touchpadScrolling(on: askerSeat).map { $0 ? "natural" : "traditional" }),
+                touchpadScrolling: focus.touchpadBridgeDeclined(on: askerSeat)
+                    ? "off" : focus.touchpadScrolling(on: askerSeat).map { $0 ? "natural" : "traditional" }),
             lastBack: everySeat ? lastBack : lastBacks[askerSeat], daemon: supplement?.daemon,
             backInput: supplement?.backInput,
             rejected: recentRejections.filter { sees($0.seat) }.map { rejection in

@@ -255,6 +255,22 @@ import Testing
                 "a fixed entry needs no word from the session")
     }
 
+    @Test("A session that takes no touchpad bridge (GNOME Shell): firefox gets the standard key, until its shell goes")
+    func sessionDeclinesTheBridge() throws {
+        var rig = try Rig(natural: false)
+        try rig.engine.reportTouchpadScrolling(natural: true, bridge: false, by: ClientID(9), at: .zero)
+        var summaries: [FocusSummary] = []
+        rig.engine.drainEvents { if case .focusChanged(let summary) = $0 { summaries.append(summary) } }
+        #expect(summaries.map(\.touchpadBridge) == [false], "observers, and the daemon's touchpad, are told")
+        #expect(rig.engine.navigation.focus.touchpadScrolling(on: .seat0) == nil)
+        #expect(rig.edgeSwipe().isEmpty, "nothing on the touchpad")
+        let sent = rig.events.compactMap { if case .backInput(let input, _, _, _, _) = $0 { input } else { nil } }
+        #expect(sent == [Self.altLeft])
+        rig.engine.clientDisconnected(ClientID(9), at: .zero)
+        #expect(!rig.engine.navigation.focus.touchpadBridgeDeclined(on: .seat0), "forgotten with its shell")
+        #expect(rig.engine.navigation.focusSummary(on: .seat0).touchpadBridge)
+    }
+
     @Test("Only the shell says how the session scrolls, and a new shell starts from nothing")
     func onlyTheShellSays() throws {
         var rig = try Rig(natural: true)

@@ -240,6 +240,7 @@ struct RequestCodecTests {
         (#"{"type":"rotation","rotation":90,"output":7}"#, "\"output\"", "a string"),
         (#"{"type":"text-direction","direction":"up"}"#, "\"direction\"", "\"ltr\" or \"rtl\""),
         (#"{"type":"touchpad-scrolling","natural":"yes"}"#, "\"natural\"", "true or false"),
+        (#"{"type":"touchpad-scrolling","natural":true,"bridge":"off"}"#, "\"bridge\"", "true or false"),
     ])
     func invalidField(line: String, field: String, expected: String) {
         let e = error(line)

@@ -51,6 +51,7 @@ struct RoundTripTests {
         IdentifiedRequest(.textDirection(.leftToRight), id: .string("d")),
         IdentifiedRequest(.touchpadScrolling(natural: true)),
         IdentifiedRequest(.touchpadScrolling(natural: false), id: .integer(12)),
+        IdentifiedRequest(.touchpadScrolling(natural: true, bridge: false)),
     ]
 
     @Test("every request decodes to itself", arguments: requests)

@@ -570,14 +570,23 @@ public struct GestureEngine: Sendable {
     /// touchpad bridge's entries that follow the session play that way from the next
     /// swipe on (``BackInputMap/input(forApp:touchpadScrolling:)``). Throws `not-shell`
     /// for any other client.
+    /// `bridge` false: the session takes no touchpad bridge (its entries get the standard
+    /// back input); `focusChanged` says so, and the daemon removes the seat's touchpad.
     public mutating func reportTouchpadScrolling(
-        natural: Bool, by client: ClientID, at time: Timestamp
+        natural: Bool, bridge: Bool = true, by client: ClientID, at time: Timestamp
     ) throws(NavigationError) {
         let seat = navigation.focus.clients[client]?.seat ?? .seat0
-        let before = navigation.focus.touchpadScrolling(on: seat)
-        try navigation.shellReportsTouchpadScrolling(natural: natural, by: client)
-        guard before != natural else { return }
-        logger.info("\(seat): the session scrolls touchpads \(natural ? "naturally" : "traditionally"); in front: \(frontDescription(of: client))")
+        let (wasDeclined, was) = (navigation.focus.touchpadBridgeDeclined(on: seat), navigation.focus.touchpadScrolling(on: seat))
+        let summaries = navigation.focusSummaries
+        try navigation.shellReportsTouchpadScrolling(natural: natural, bridge: bridge, by: client)
+        emitFocusChange(since: summaries)
+        if !bridge {
+            guard !wasDeclined else { return }
+            logger.info("\(seat): the session takes no touchpad bridge; in front: \(frontDescription(of: client))")
+        } else {
+            guard wasDeclined || was != natural else { return }
+            logger.info("\(seat): the session scrolls touchpads \(natural ? "naturally" : "traditionally"); in front: \(frontDescription(of: client))")
+        }
     }
 
     /// A new shell of seat0 starts from nothing: the one before it may have said another

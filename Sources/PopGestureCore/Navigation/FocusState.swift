@@ -59,6 +59,8 @@ public struct FocusState: Sendable, Hashable {
     /// (`touchpad-scrolling`); none until it says, and none once it is gone: the next
     /// user's desktop may scroll the other way.
     private var naturalScrolling: [Seat: Bool] = [:]
+    /// The seats whose shell said their session takes no touchpad bridge.
+    private var bridgeDeclined: Set<Seat> = []
     /// The seats on which some client is the focused window's process. Kept up to date
     /// by every change, so that ``isFocused(_:)`` looks nothing up per navigator.
     private var seatsWithWindowProcess: Set<Seat> = []
@@ -108,7 +110,13 @@ public struct FocusState: Sendable, Hashable {
 
     /// Whether the seat's session scrolls touchpads naturally, as its shell said; nil
     /// when it has not said, or the seat has no shell.
-    public func touchpadScrolling(on seat: Seat) -> Bool? { naturalScrolling[seat] }
+    /// A seat whose session takes no touchpad bridge has none either.
+    public func touchpadScrolling(on seat: Seat) -> Bool? {
+        bridgeDeclined.contains(seat) ? nil : naturalScrolling[seat]
+    }
+
+    /// Whether the seat's shell said its session takes no touchpad bridge.
+    public func touchpadBridgeDeclined(on seat: Seat) -> Bool { bridgeDeclined.contains(seat) }
 
     /// Whether the seat's shell says no window has focus (a bare desktop), or has said nothing yet.
     public func noWindowFocused(on seat: Seat) -> Bool {
@@ -152,13 +160,15 @@ public struct FocusState: Sendable, Hashable {
     private mutating func forgetReports(on seat: Seat) {
         windows[seat] = nil
         naturalScrolling[seat] = nil
+        bridgeDeclined.remove(seat)
     }
 
-    /// A shell says whether its seat's session scrolls touchpads naturally. False when
-    /// `id` is no seat's shell.
-    public mutating func shellReportsTouchpadScrolling(natural: Bool, from id: ClientID) -> Bool {
+    /// A shell says whether its seat's session scrolls touchpads naturally, and whether
+    /// it takes the touchpad bridge. False when `id` is no seat's shell.
+    public mutating func shellReportsTouchpadScrolling(natural: Bool, bridge: Bool = true, from id: ClientID) -> Bool {
         guard let seat = clients[id]?.seat, shells[seat] == id else { return false }
         naturalScrolling[seat] = natural
+        if bridge { bridgeDeclined.remove(seat) } else { bridgeDeclined.insert(seat) }
         return true
     }
 
@@ -207,12 +217,19 @@ public struct FocusSummary: Sendable, Hashable {
     public var pid: Int32?
     /// The navigator in front of a focused client; nil when a back would go to the back input or nowhere.
     public var navigator: String?
+    /// False when the seat's shell said its session takes no touchpad bridge: the daemon
+    /// removes that seat's virtual touchpad. Not on the wire.
+    public var touchpadBridge: Bool
 
-    public init(seat: Seat = .seat0, source: FocusState.Source, app: String?, pid: Int32?, navigator: String?) {
+    public init(
+        seat: Seat = .seat0, source: FocusState.Source, app: String?, pid: Int32?, navigator: String?,
+        touchpadBridge: Bool = true
+    ) {
         self.seat = seat
         self.source = source
         self.app = app
         self.pid = pid
         self.navigator = navigator
+        self.touchpadBridge = touchpadBridge
     }
 }

@@ -71,7 +71,8 @@ public struct NavigationState: Sendable {
         let shell = focus.shell(on: seat) != nil
         return FocusSummary(
             seat: seat, source: focus.source(on: seat), app: focus.focusedApp(on: seat),
-            pid: shell ? focus.window(on: seat)?.pid : nil, navigator: front(on: seat)?.id)
+            pid: shell ? focus.window(on: seat)?.pid : nil, navigator: front(on: seat)?.id,
+            touchpadBridge: !focus.touchpadBridgeDeclined(on: seat))
     }
 
     /// Every seat's summary (seat0's always), to tell what a change changed.
@@ -253,8 +254,10 @@ public struct NavigationState: Sendable {
 
     /// The shell says whether its session scrolls touchpads naturally. Throws
     /// `not-shell` for any other client.
-    public mutating func shellReportsTouchpadScrolling(natural: Bool, by client: ClientID) throws(NavigationError) {
-        guard focus.shellReportsTouchpadScrolling(natural: natural, from: client) else {
+    public mutating func shellReportsTouchpadScrolling(
+        natural: Bool, bridge: Bool = true, by client: ClientID
+    ) throws(NavigationError) {
+        guard focus.shellReportsTouchpadScrolling(natural: natural, bridge: bridge, from: client) else {
             throw NavigationError(.notShell, "only the shell (hello with \"role\":\"shell\") reports the touchpad scrolling")
         }
     }

@@ -11,7 +11,9 @@ import PopGestureInput
 /// The touchpads exist while the `[back-input]` table names `touchpad` for some app:
 /// seat0's at once, another seat's when its first touch device appears, so that the
 /// seat's compositor has the touchpad before the first swipe. A touchpad that cannot be
-/// made is logged once per seat; that seat's swipes then play nothing.
+/// made is logged once per seat; that seat's swipes then play nothing. A seat whose
+/// session takes no touchpad bridge (its shell said so: GNOME Shell, whose touch mode
+/// any pointer device ends) has none while it says so (``FocusSummary/touchpadBridge``).
 ///
 /// Owned by the input thread, like ``SeatBackInputs``.
 final class TouchpadOutput: LoopTimer {
@@ -25,6 +27,8 @@ final class TouchpadOutput: LoopTimer {
     /// Every seat that has had a touch device, seat0 always: a reload that turns the
     /// touchpad bridge on makes each one's touchpad.
     private var seats: Set<Seat> = [.seat0]
+    /// The seats whose session takes no touchpad bridge now.
+    private var declined: Set<Seat> = []
     private let logger: Logger
 
     init(logger: Logger) { self.logger = logger }
@@ -44,10 +48,26 @@ final class TouchpadOutput: LoopTimer {
         }
     }
 
+    /// Follows whether `seat`'s session takes the touchpad bridge (its focus summary).
+    private func follow(_ summary: FocusSummary) {
+        let seat = summary.seat
+        if summary.touchpadBridge {
+            guard declined.remove(seat) != nil else { return }
+            prepare(seat)
+        } else {
+            guard declined.insert(seat).inserted else { return }
+            if let output = bridges.abandon(on: seat) { try? devices[seat]?.play(output.actions) }
+            arm()
+            if devices.removeValue(forKey: seat) != nil {
+                logger.notice("virtual touchpad for \(seat) removed: its session takes no touchpad bridge")
+            }
+        }
+    }
+
     /// Makes `seat`'s touchpad when one is wanted and it has none.
     func prepare(_ seat: Seat) {
         seats.insert(seat)
-        guard wanted, devices[seat] == nil else { return }
+        guard wanted, devices[seat] == nil, !declined.contains(seat) else { return }
         do throws(InputError) {
             if timer == nil { timer = try DeadlineTimer(for: "the touchpad bridge") }
             let device = try VirtualTouchpad(seat: seat)
@@ -61,6 +81,10 @@ final class TouchpadOutput: LoopTimer {
 
     /// Plays what its seat's bridge makes of one engine event.
     func handle(_ event: EngineEvent) {
+        if case .focusChanged(let summary) = event {
+            follow(summary)
+            return
+        }
         play(bridges.handle(event, at: MonotonicClock.now()))
         arm()
     }

@@ -165,6 +165,12 @@ protocol FocusSource {
     /// Called once `checkAt` has passed; says what it found, in order, and sets the next
     /// `checkAt`. Default: nothing.
     mutating func check() throws -> [FocusSourceEvent]
+
+    /// Whether this session takes the daemon's touchpad bridge: false where its virtual
+    /// pointer devices would cost the session more than the bridge gives (GNOME Shell,
+    /// whose touch mode, and with it the on-screen keyboard's showing up, ends while any
+    /// pointer device is there). Sent with `touchpad-scrolling`. Default: true.
+    var takesTouchpadBridge: Bool { get }
 }
 
 extension FocusSource {
@@ -172,6 +178,7 @@ extension FocusSource {
     var otherDescriptor: FileDescriptor? { nil }
     var checkAt: ContinuousClock.Instant? { nil }
     mutating func check() throws -> [FocusSourceEvent] { [] }
+    var takesTouchpadBridge: Bool { true }
 }
 
 enum FocusSourceEvent: Equatable {
@@ -201,7 +208,7 @@ extension Bridge {
     /// `readAvailable` says).
     static func run(_ source: some FocusSource, initial: FocusedWindow? = nil, name: String, options: BridgeOptions) throws {
         var loop = BridgeLoop(
-            source: source, link: ShellLink(name: name), socketPath: options.socketOptions.resolvedPath,
+            source: source, link: ShellLink(name: name, touchpadBridge: source.takesTouchpadBridge), socketPath: options.socketOptions.resolvedPath,
             verbose: options.verbose, signals: StopSignals.install())
         if let ending = try loop.run(initial: initial) {
             standardError("\(name): \(ending)")

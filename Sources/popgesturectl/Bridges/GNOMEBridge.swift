@@ -54,6 +54,10 @@ struct GNOMEBridge: ParsableCommand {
 /// extension first reports, the bridge enables it again every `retryInterval`.
 struct GNOMESource: FocusSource {
     let bus: DesktopBusSource
+    /// Mutter leaves touch mode while any pointer or touchpad device is there (on a tablet
+    /// without a tablet-mode switch), and GNOME Shell then shows no on-screen keyboard for
+    /// a tapped text field: no virtual touchpad and pointer here.
+    var takesTouchpadBridge: Bool { false }
     private(set) var checkAt: ContinuousClock.Instant? = .now + GNOMESource.retryInterval
     /// Whether the last try failed, so that a success after it is told.
     private var lastTryFailed = false

@@ -78,7 +78,13 @@ struct ShellLink {
     /// A problem reported on stderr and not yet over: its repeats are not logged again.
     private var outage: String?
 
-    init(name: String) { self.name = name }
+    /// Whether the session takes the touchpad bridge (``FocusSource/takesTouchpadBridge``).
+    let touchpadBridge: Bool
+
+    init(name: String, touchpadBridge: Bool = true) {
+        self.name = name
+        self.touchpadBridge = touchpadBridge
+    }
 
     /// The connection is made: say hello as the shell.
     mutating func connected() -> [Action] {
@@ -200,7 +206,7 @@ struct ShellLink {
     private mutating func sendTouchpadScrolling() -> [Action] {
         guard isReady, let naturalScrolling, naturalScrolling != sentNaturalScrolling else { return [] }
         sentNaturalScrolling = naturalScrolling
-        return [.send(encode(.touchpadScrolling(natural: naturalScrolling), id: takeID()))]
+        return [.send(encode(.touchpadScrolling(natural: naturalScrolling, bridge: touchpadBridge), id: takeID()))]
     }
 
     /// Why a change is not sent now, for the verbose line: nothing when it is.

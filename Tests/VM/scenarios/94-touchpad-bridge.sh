@@ -15,6 +15,10 @@
 # With it comes "popgestured pointer" (udev: ID_INPUT_MOUSE, libinput: an absolute
 # pointer): before each swipe's fingers land it moves once, to where the finger is
 # (near the left edge, at half the height), as libinput reads it.
+#   3. the shell says its session takes no touchpad bridge (`"bridge":false`, as the
+#      GNOME bridge does): the touchpad and the pointer go away, status says "off", and
+#      the edge swipe sends Alt+Left on the back input device instead; said again with
+#      the bridge, both come back.
 # timeout: 300
 source "$(dirname "$0")/../lib.sh"
 
@@ -123,6 +127,24 @@ scrolls "$from" | awk '$1 < 0 { left = 1 } $1 > 0 && left { right = 1 } END { ex
 expect_events "$WORK/watch.out" back-input 1
 [ "$(awk '$1 == "key"' "$WORK/keys.out" | wc -l)" -eq 0 ] || fail "a key went out for a cancelled swipe"
 log "2. cancelled: $(scrolls "$from" | awk '{ s += $1 } $1 < 0 { l += $1 } END { printf "%.1f left, %.1f net", l, s }'), then a stop"
+
+# 3. A session that takes no touchpad bridge.
+scrolling_is() { [ "$(vmctl status | python3 -c 'import json, sys; print(json.load(sys.stdin)["focus"].get("touchpadScrolling", ""))')" = "$1" ]; }
+gone_named() { ! has_node_named "$1"; }
+request shell declined '"type":"touchpad-scrolling","natural":false,"bridge":false'
+wait_for 30 "the touchpad to go" gone_named "$TOUCHPAD_NAME"
+wait_for 30 "the pointer to go" gone_named "$POINTER_NAME"
+scrolling_is off || fail "status says touchpadScrolling \"$(vmctl status | grep -o '"touchpadScrolling":"[a-z]*"')\", not off"
+play "$DEV_NODE" "$edge"
+wait_for 30 "the observer's second back-input" sh -c "[ \$(grep -c '\"back-input\"' '$WORK/watch.out') -ge 2 ]"
+# Alt+Left: KEY_LEFTALT (56) and KEY_LEFT (105) down.
+wait_for 30 "Alt+Left on $keys" sh -c "awk '\$1 == \"key\" && \$3 == 1 { print \$2 }' '$WORK/keys.out' | tr '\n' ' ' | grep -q '56 105'"
+log "3. no touchpad bridge: the touchpad and the pointer went, status says off, the swipe sent Alt+Left"
+request shell again '"type":"touchpad-scrolling","natural":false'
+wait_for 30 "the touchpad to come back" has_node_named "$TOUCHPAD_NAME"
+wait_for 30 "the pointer to come back" has_node_named "$POINTER_NAME"
+scrolling_is traditional || fail "status does not say traditional again"
+log "3. the bridge said again: both are back"
 
 daemon_alive
 stop_daemon

@@ -232,6 +232,15 @@ import PopGestureProtocol
         ])
     }
 
+    @Test("a session that takes no touchpad bridge says so with every touchpad-scrolling")
+    func touchpadBridgeDeclined() throws {
+        var link = ShellLink(name: "bridge", touchpadBridge: false)
+        let hello = try Self.request(link.connected()[0])
+        _ = link.touchpadScrollingChanged(natural: true)
+        #expect(try Self.sends(link.received(Self.helloReply(hello.id))) == [.touchpadScrolling(natural: true, bridge: false)])
+        #expect(try Self.sends(link.touchpadScrollingChanged(natural: false)) == [.touchpadScrolling(natural: false, bridge: false)])
+    }
+
     @Test("a rotation other than a quarter turn, or an output name past 256 bytes, is not taken as said")
     func rotationBounds() {
         #expect(OutputRotation(degrees: 45, output: "eDP-1") == nil)
