@@ -199,14 +199,17 @@ tagged_systemd() { udevadm info --query=property --name="$1" 2>/dev/null | grep 
 wants_target "$screen" || { udevadm info --query=property --name="$screen" >&2; fail "the touchscreen $screen does not want popgestured-touch.target after the postinst's trigger"; }
 tagged_systemd "$screen" || fail "the touchscreen $screen is not tagged for systemd"
 # every_node_wants WHEN: each event node wants the target exactly when udev says
-# touchscreen or touchpad and it is none of the daemon's own uinput devices.
+# touchscreen or touchpad and it is none of the daemon's own uinput devices (grab
+# clones, the back input, and the virtual touchpad the shipped file's Firefox entries make).
 every_node_wants() {
     local sys node want got name phys
     for sys in /sys/class/input/event*; do
         node=/dev/input/${sys##*/} name=$(cat "$sys/device/name") phys=$(cat "$sys/device/phys" 2>/dev/null || true)
         want=no got=no
         if { udev_prop "$node" ID_INPUT_TOUCHSCREEN=1 || udev_prop "$node" ID_INPUT_TOUCHPAD=1; } &&
-            [[ $phys != popgestured/* && $name != "popgestured back input" ]]; then want=yes; fi
+            [[ $phys != popgestured/* && $phys != popgestured-touchpad/* && $name != "popgestured back input" ]]; then
+            want=yes
+        fi
         wants_target "$node" && got=yes
         log "$1: $node \"$name\": wants popgestured-touch.target: $got"
         [ "$want" = "$got" ] || fail "$1: $node \"$name\" wants popgestured-touch.target: $got, expected $want"
