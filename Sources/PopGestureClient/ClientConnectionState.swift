@@ -392,7 +392,8 @@ public struct ClientConnectionState: Sendable {
             subscribed = true
         case .unsubscribe:
             subscribed = false
-        case .hello, .settle, .stack, .status, .focusedWindow, .rotation, .outputs, .textDirection, .touchpadScrolling:
+        case .hello, .settle, .stack, .status, .focusedWindow, .rotation, .outputs, .textDirection, .touchpadScrolling,
+             .userSettings:
             break
         }
     }

@@ -52,6 +52,12 @@ public enum ClientRequest: Sendable, Hashable {
     /// up); the daemon then removes that seat's virtual touchpad and pointer, and the
     /// entries that want them get the standard back input.
     case touchpadScrolling(natural: Bool, bridge: Bool = true)
+    /// The settings of the client's user for the client's seat, as the text of their
+    /// `~/.config/popgestured/popgestured.conf` (the system file's format, the keys a user
+    /// may set: docs/CONFIGURATION.md, "Settings per user"); at most
+    /// `ProtocolLimits.maximumUserSettingsBytes`. The empty text puts the system's back.
+    /// In force on that seat while that user is active there.
+    case userSettings(text: String)
 
     /// The daemon's virtual touchpad, as the kernel, udev and the compositors name it:
     /// the device whose scrolling `touchpad-scrolling` reports.
@@ -71,6 +77,7 @@ public enum ClientRequest: Sendable, Hashable {
         case rotation, outputs
         case textDirection = "text-direction"
         case touchpadScrolling = "touchpad-scrolling"
+        case userSettings = "user-settings"
     }
 
     public var kind: Kind {
@@ -95,6 +102,7 @@ public enum ClientRequest: Sendable, Hashable {
         case .outputs: .outputs
         case .textDirection: .textDirection
         case .touchpadScrolling: .touchpadScrolling
+        case .userSettings: .userSettings
         }
     }
 
@@ -105,7 +113,7 @@ public enum ClientRequest: Sendable, Hashable {
     public var navigator: String? {
         switch self {
         case .hello, .subscribe, .unsubscribe, .status, .focus, .focusedWindow, .rotation, .outputs, .textDirection,
-             .touchpadScrolling:
+             .touchpadScrolling, .userSettings:
             nil
         case .create(let n, _, _, _), .push(let n, _, _), .pop(let n, _), .replace(let n, _, _), .update(let n, _),
              .configure(let n, _, _), .settle(let n), .front(let n), .remove(let n), .stack(let n):

@@ -242,6 +242,14 @@ extension Fields {
         return try array(key)
     }
 
+    /// An array of strings.
+    func strings(_ key: String) throws(ProtocolError) -> [String] {
+        try array(key).enumerated().map { (index, item) throws(ProtocolError) in
+            guard case .string(let text) = item else { throw invalid("\(key)[\(index)]", "a string", got: item) }
+            return text
+        }
+    }
+
     /// An array of objects, each read by `read` with keys named by their path (`clients[2].name`).
     func objects<T>(_ key: String, _ read: (Fields) throws(ProtocolError) -> T) throws(ProtocolError) -> [T] {
         var result: [T] = []

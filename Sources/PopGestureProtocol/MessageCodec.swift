@@ -108,6 +108,16 @@ public enum MessageCodec {
                 })
             }
             object["rejectedCount"] = status.rejectedCount.map(JSONValue.integer)
+            object["settings"] = status.settings.map { settings in
+                .object([
+                    "seat": .string(settings.seat), "mode": .string(settings.mode),
+                    "backInputMode": .string(settings.backInputMode), "edgeWidthMm": JSONValue(settings.edgeWidthMillimetres),
+                    "commitProgress": JSONValue(settings.commitProgress),
+                    "flingVelocityMmPerS": JSONValue(settings.flingVelocity),
+                    "edgeFlingVelocityMmPerS": JSONValue(settings.edgeFlingVelocity),
+                    "user": .array(settings.user.map(JSONValue.string)), "locked": .array(settings.locked.map(JSONValue.string)),
+                ])
+            }
             object["screen"] = status.screen.map { screen in
                 .object([
                     "rotation": screen.rotation.map(JSONValue.integer), "rotationSource": .string(screen.rotationSource),
@@ -291,10 +301,7 @@ public enum MessageCodec {
                 ProtocolError.Code(rawValue: try f.string("code")), try f.string("message"),
                 request: try f.optionalString("request"), supportedVersions: supported))
         case .stack:
-            let pages = try f.array("pages").enumerated().map { (index, item) throws(ProtocolError) in
-                guard case .string(let page) = item else { throw f.invalid("pages[\(index)]", "a string", got: item) }
-                return page
-            }
+            let pages = try f.strings("pages")
             return .stack(ServerReply.Stack(
                 navigator: try f.string("navigator"), owner: try f.integer("owner"), pages: pages,
                 front: try f.bool("front"), transitioning: try f.bool("transitioning")))
@@ -358,7 +365,15 @@ public enum MessageCodec {
                         timeMicroseconds: try r.integer("time_us"))
                 },
                 rejectedCount: try f.optionalInteger("rejectedCount"),
-                screen: try f.optionalObject("screen").map(screen)))
+                screen: try f.optionalObject("screen").map(screen),
+                settings: try f.optionalObject("settings").map { (o) throws(ProtocolError) in
+                    ServerReply.Status.Settings(
+                        seat: try o.string("seat"), mode: try o.string("mode"), backInputMode: try o.string("backInputMode"),
+                        edgeWidthMillimetres: try o.number("edgeWidthMm"), commitProgress: try o.number("commitProgress"),
+                        flingVelocity: try o.number("flingVelocityMmPerS"),
+                        edgeFlingVelocity: try o.number("edgeFlingVelocityMmPerS"),
+                        user: try o.strings("user"), locked: try o.strings("locked"))
+                }))
         }
     }
 

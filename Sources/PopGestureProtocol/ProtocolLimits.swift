@@ -45,4 +45,8 @@ public enum ProtocolLimits {
     /// to 64 bytes of UTF-8, escapes included, so that an error reply stays small and
     /// one line whatever the line held: ``quoted(_:limit:)``, whose default this is.
     public static let maximumQuotedBytes = 64
+
+    /// The text of `user-settings` has at most 16 KiB of UTF-8, else `too-long`: four
+    /// times the shipped system file's table, and far below the line limit.
+    public static let maximumUserSettingsBytes = 16 * 1024
 }

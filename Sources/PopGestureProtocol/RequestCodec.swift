@@ -153,6 +153,12 @@ public enum RequestCodec {
             return .textDirection(direction)
         case .touchpadScrolling:
             return .touchpadScrolling(natural: try f.bool("natural"), bridge: try f.optionalBool("bridge") ?? true)
+        case .userSettings:
+            let text = try f.string("text")
+            guard text.utf8.count <= ProtocolLimits.maximumUserSettingsBytes else {
+                throw f.error(.tooLong, "\"text\" has \(text.utf8.count) bytes; at most \(ProtocolLimits.maximumUserSettingsBytes)")
+            }
+            return .userSettings(text: text)
         }
     }
 
@@ -192,6 +198,8 @@ public enum RequestCodec {
         case .touchpadScrolling(let natural, let bridge):
             object["natural"] = .bool(natural)
             if !bridge { object["bridge"] = .bool(false) }
+        case .userSettings(let text):
+            object["text"] = .string(text)
         case .subscribe, .unsubscribe, .status:
             break
         case .create(let navigator, let pages, let layout, let bar):

@@ -69,14 +69,51 @@ public enum ServerReply: Sendable, Hashable {
         /// The rotation and text direction in force, and where each comes from; nil from a
         /// daemon that does not say.
         public var screen: Screen?
+        /// The gesture settings in force on the asker's seat, and whose; nil from a daemon
+        /// that does not say.
+        public var settings: Settings?
+
+        /// `{"seat":"seat0","mode":"edge","backInputMode":"edge","edgeWidthMm":6,
+        /// "commitProgress":0.3,"flingVelocityMmPerS":180,"edgeFlingVelocityMmPerS":60,
+        /// "user":["mode","edge-width-mm"],"locked":[]}`: the keys a user may set, as in
+        /// force on the asker's seat; `user`: the ones its active user set
+        /// (`user-settings`), as the file names them; `locked`: the ones the administrator
+        /// locked (`user-locked`).
+        public struct Settings: Sendable, Hashable {
+            public var seat: String
+            public var mode: String
+            public var backInputMode: String
+            public var edgeWidthMillimetres: Double
+            public var commitProgress: Double
+            public var flingVelocity: Double
+            public var edgeFlingVelocity: Double
+            public var user: [String]
+            public var locked: [String]
+
+            public init(
+                seat: String, mode: String, backInputMode: String, edgeWidthMillimetres: Double, commitProgress: Double,
+                flingVelocity: Double, edgeFlingVelocity: Double, user: [String], locked: [String]
+            ) {
+                self.seat = seat
+                self.mode = mode
+                self.backInputMode = backInputMode
+                self.edgeWidthMillimetres = edgeWidthMillimetres
+                self.commitProgress = commitProgress
+                self.flingVelocity = flingVelocity
+                self.edgeFlingVelocity = edgeFlingVelocity
+                self.user = user
+                self.locked = locked
+            }
+        }
 
         public init(
             version: Int64, devices: [Device], deviceCount: Int64? = nil, navigators: [Navigator],
             navigatorCount: Int64? = nil, clients: [Client], clientCount: Int64? = nil, focus: Focus? = nil,
             lastBack: LastBack? = nil, daemon: Daemon? = nil, backInput: BackInput? = nil,
-            rejected: [Rejection]? = nil, rejectedCount: Int64? = nil, screen: Screen? = nil
+            rejected: [Rejection]? = nil, rejectedCount: Int64? = nil, screen: Screen? = nil, settings: Settings? = nil
         ) {
             self.screen = screen
+            self.settings = settings
             self.focus = focus
             self.lastBack = lastBack
             self.daemon = daemon

@@ -69,19 +69,22 @@ public struct EngineHost {
     private var rejectionRing: ContiguousArray<Rejection> = []
     /// What `status` says beside the engine's state; nil says nothing more (tests).
     private let supplement: (any StatusSupplement)?
+    /// Makes `user-settings` into a seat's settings; nil: this daemon takes none (tests, the demo).
+    private let userSettingsMaker: (any UserSettingsMaker)?
     private let logger: Logger
 
     /// - Parameter supplement: asked for the daemon's part of each `status` reply.
     public init(
         settings: GestureSettings = GestureSettings(), transitionTimeout: Duration = .seconds(1),
         defaultLayout: LayoutDirection = .leftToRight, supplement: (any StatusSupplement)? = nil,
-        logger: Logger = Logger(label: "popgestured.engine")
+        userSettings: (any UserSettingsMaker)? = nil, logger: Logger = Logger(label: "popgestured.engine")
     ) {
         var engine = GestureEngine(settings: settings, logger: logger)
         engine.transitionTimeout = transitionTimeout
         engine.defaultLayout = defaultLayout
         feed = EngineFeed(engine: engine)
         self.supplement = supplement
+        userSettingsMaker = userSettings
         self.logger = logger
         rejectionRing.reserveCapacity(Self.recentRejectionLimit)
     }
@@ -169,6 +172,19 @@ public struct EngineHost {
         feed.engine.transitionTimeout = transitionTimeout
         feed.engine.defaultLayout = defaultLayout
         logger.debug("settings updated: \(settings), transition timeout \(transitionTimeout), layout \(defaultLayout.rawValue)")
+        // Each seat's user's settings, made again over the new system's: a key the
+        // administrator locked now, or an entry no longer possible, drops them.
+        for seat in feed.engine.seatsWithUserSettings {
+            guard let held = feed.engine.userSettings(on: seat), let maker = userSettingsMaker else { continue }
+            switch maker.settings(from: held.text, over: settings) {
+            case .success(let made):
+                feed.engine.setUserSettings(
+                    SeatSettings(settings: made.settings, keys: made.keys, text: held.text, uid: held.uid), on: seat)
+            case .failure(let error):
+                logger.warning("\(seat): the user's settings no longer apply over the reloaded system file (\(error.message)); the system's are in force")
+                feed.engine.setUserSettings(nil, on: seat)
+            }
+        }
     }
 
     // MARK: - Requests
@@ -212,6 +228,23 @@ public struct EngineHost {
         case .focus(let focused):
             feed.engine.reportFocus(focused, by: client, at: time)
             return ok()
+        case .userSettings(let text):
+            guard let maker = userSettingsMaker else { return refuse(.notPermitted, "this daemon takes no user settings") }
+            let seat = seat(of: client)
+            let uid = feed.engine.navigation.focus.clients[client]?.uid
+            if text.allSatisfy(\.isWhitespace) {
+                if feed.engine.userSettings(on: seat) != nil { feed.engine.setUserSettings(nil, on: seat) }
+                return ok()
+            }
+            switch maker.settings(from: text, over: feed.engine.settings) {
+            case .success(let made):
+                feed.engine.setUserSettings(SeatSettings(settings: made.settings, keys: made.keys, text: text, uid: uid), on: seat)
+                return ok()
+            case .failure(var error):
+                error.request = request.type
+                logger.debug("\(client): user-settings refused, \(error.code): \(error.message)")
+                return .error(error)
+            }
         case .focusedWindow(let app, let pid):
             do {
                 // The codec keeps `pid` within 1…Int32.max.
@@ -357,7 +390,19 @@ public struct EngineHost {
                     reason: .init(rejection.reason), device: Int64(rejection.device.rawValue),
                     timeMicroseconds: rejection.time.microseconds)
             },
-            rejectedCount: everySeat ? rejectedCount : rejectedCounts[askerSeat] ?? 0, screen: screen)
+            rejectedCount: everySeat ? rejectedCount : rejectedCounts[askerSeat] ?? 0, screen: screen,
+            settings: settingsStatus(on: askerSeat))
+    }
+
+    /// `status`'s `settings`: what a user may set, as in force on `seat`.
+    private func settingsStatus(on seat: Seat) -> ServerReply.Status.Settings {
+        let settings = feed.engine.settings(on: seat)
+        return ServerReply.Status.Settings(
+            seat: seat.rawValue, mode: settings.mode.rawValue, backInputMode: settings.backInputMode.rawValue,
+            edgeWidthMillimetres: settings.edgeWidthMillimetres, commitProgress: settings.commitProgress,
+            flingVelocity: settings.flingVelocityMillimetresPerSecond,
+            edgeFlingVelocity: settings.edgeFlingVelocityMillimetresPerSecond,
+            user: feed.engine.userSettings(on: seat)?.keys ?? [], locked: userSettingsMaker?.lockedKeys ?? [])
     }
 
     private var screen: ServerReply.Status.Screen {
@@ -435,6 +480,18 @@ public struct EngineHost {
 /// (the daemon): how it was started, its back input device, each device's grab mode.
 /// Asked on the host's thread each time a `status` is answered, so it may read that
 /// thread's state; it should cost little.
+/// Makes a seat's settings from its user's text (`user-settings`) over the system's: the
+/// daemon's part, which knows the file's format, the keys a user may set and the ones the
+/// administrator locked.
+public protocol UserSettingsMaker: AnyObject {
+    /// The seat's settings and the keys the user set, in the text's order; or the error
+    /// the reply carries (`invalid-value` naming the line and the key, `not-permitted`
+    /// for a key the administrator locked or no user may set).
+    func settings(from text: String, over system: GestureSettings) -> Result<(settings: GestureSettings, keys: [String]), ProtocolError>
+    /// The keys the administrator locked (`user-locked`), for `status`.
+    var lockedKeys: [String] { get }
+}
+
 public protocol StatusSupplement: AnyObject {
     /// How the daemon runs.
     var daemon: ServerReply.Status.Daemon? { get }

@@ -38,7 +38,7 @@ public struct EngineRequest: Sendable, Hashable {
         switch request {
         case .hello, .subscribe, .unsubscribe: false
         case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status, .focus,
-             .focusedWindow, .rotation, .outputs, .textDirection, .touchpadScrolling:
+             .focusedWindow, .rotation, .outputs, .textDirection, .touchpadScrolling, .userSettings:
             true
         }
     }

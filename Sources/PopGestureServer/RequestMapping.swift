@@ -24,7 +24,7 @@ extension ClientRequest {
         case .front(let navigator): .front(navigator: navigator)
         case .remove(let navigator): .remove(navigator: navigator)
         case .hello, .subscribe, .unsubscribe, .configure, .stack, .status, .focus, .focusedWindow, .rotation, .outputs,
-             .textDirection, .touchpadScrolling:
+             .textDirection, .touchpadScrolling, .userSettings:
             nil
         }
     }

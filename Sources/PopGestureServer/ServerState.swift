@@ -519,7 +519,7 @@ public struct ServerState {
     /// they show nothing of the seat, and keep the client's record true for its return.
     static func waitsForTheSeat(_ request: ClientRequest) -> Bool {
         switch request {
-        case .status, .stack, .focusedWindow, .rotation, .outputs, .textDirection, .touchpadScrolling: true
+        case .status, .stack, .focusedWindow, .rotation, .outputs, .textDirection, .touchpadScrolling, .userSettings: true
         case .hello, .subscribe, .unsubscribe, .create, .push, .pop, .replace, .update, .settle, .front, .remove,
              .configure, .focus:
             false
@@ -641,7 +641,7 @@ public struct ServerState {
             observers.removeAll { $0 == client }
             ok()
         case .create, .push, .pop, .replace, .update, .settle, .front, .remove, .configure, .stack, .status, .focus,
-             .focusedWindow, .rotation, .outputs, .textDirection, .touchpadScrolling:
+             .focusedWindow, .rotation, .outputs, .textDirection, .touchpadScrolling, .userSettings:
             // Only reached for a client not greeted, refused above; the others go to the engine side.
             logger.error("bug: \(request.type) reached the socket side's own requests")
         }

@@ -46,10 +46,23 @@ enum StatusTable {
         }
         if status.focus != nil || status.lastBack != nil { lines.append(lastBackLine(status.lastBack)) }
         if let screen = status.screen { lines.append(screenLine(screen)) }
+        if let settings = status.settings { lines.append(settingsLine(settings)) }
         lines.append(
             "\(count(status.deviceCount, "device")), \(count(status.navigatorCount, "navigator")), "
                 + "\(count(status.clientCount, "client"))" + (status.truncated ? " (the daemon listed only some)" : ""))
         return lines
+    }
+
+    /// `settings on seat0: mode edge, back input edge, edge 6 mm, commit 0.3, fling 180/60 mm/s;
+    /// the user's: edge-width-mm; locked: none`.
+    static func settingsLine(_ settings: ServerReply.Status.Settings) -> String {
+        func number(_ value: Double) -> String { value.rounded() == value ? String(Int64(value)) : String(value) }
+        let user = settings.user.isEmpty ? "none (the system file's)" : settings.user.map(cell).joined(separator: ", ")
+        let locked = settings.locked.isEmpty ? "none" : settings.locked.map(cell).joined(separator: ", ")
+        return "settings on \(cell(settings.seat)): mode \(cell(settings.mode)), back input \(cell(settings.backInputMode)), "
+            + "edge \(number(settings.edgeWidthMillimetres)) mm, commit \(number(settings.commitProgress)), "
+            + "fling \(number(settings.flingVelocity))/\(number(settings.edgeFlingVelocity)) mm/s; "
+            + "the user's: \(user); locked: \(locked)"
     }
 
     /// `90° shell (eDP-1)`, `0° sensor`; `-` for a touchpad or a daemon that does not say.

@@ -37,10 +37,10 @@ import Testing
             engine.drainEvents { _ in }
         }
 
-        /// On `seat`'s screen: a finger down at 1 % of the width, 40 mm to the right in
-        /// 100 ms, then up.
-        mutating func swipe(on seat: Seat) -> [EngineEvent] {
-            scripts[seat]!.down(at: 0.01, 0.5)
+        /// On `seat`'s screen: a finger down at `x` of the width (1 %), 40 mm to the right
+        /// in 100 ms, then up.
+        mutating func swipe(on seat: Seat, from x: Double = 0.01) -> [EngineEvent] {
+            scripts[seat]!.down(at: x, 0.5)
             scripts[seat]!.move(byMillimetres: 40, 0, over: .milliseconds(100))
             scripts[seat]!.up()
             let events = scripts[seat]!.events

@@ -52,6 +52,8 @@ struct RoundTripTests {
         IdentifiedRequest(.touchpadScrolling(natural: true)),
         IdentifiedRequest(.touchpadScrolling(natural: false), id: .integer(12)),
         IdentifiedRequest(.touchpadScrolling(natural: true, bridge: false)),
+        IdentifiedRequest(.userSettings(text: "mode = edge\n[back-input]\nfoot = none\n"), id: .integer(13)),
+        IdentifiedRequest(.userSettings(text: "")),
     ]
 
     @Test("every request decodes to itself", arguments: requests)

@@ -227,7 +227,7 @@ struct ServerStateTests {
         let client = h.connect(greeted: false)
         #expect(h.reply("{", from: client).map(json)?["code"] as? String == "malformed-json")
         #expect(h.reply(#"{"type":"jump","id":9}"#, from: client)
-            == #"{"type":"error","code":"unknown-type","message":"\"type\" \"jump\" is not a request; known: hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack, status, focus, focused-window, rotation, outputs, text-direction, touchpad-scrolling","request":"jump","id":9}"#)
+            == #"{"type":"error","code":"unknown-type","message":"\"type\" \"jump\" is not a request; known: hello, subscribe, unsubscribe, create, push, pop, replace, update, configure, settle, front, remove, stack, status, focus, focused-window, rotation, outputs, text-direction, touchpad-scrolling, user-settings","request":"jump","id":9}"#)
         #expect(h.send("  \r", from: client).isEmpty)
     }
 
@@ -452,6 +452,8 @@ struct ServerStateTests {
             "clients":[{"client":1,"name":"files","pid":4242,"uid":1000,"gid":100,"observer":false},\
             {"client":2,"observer":true}],"clientCount":2,"focus":{"seat":"seat0","source":"clients"},\
             "rejected":[],"rejectedCount":0,\
+            "settings":{"seat":"seat0","mode":"fullscreen","backInputMode":"edge","edgeWidthMm":4.8,"commitProgress":0.3,\
+            "flingVelocityMmPerS":180,"edgeFlingVelocityMmPerS":60,"user":[],"locked":[]},\
             "screen":{"rotation":0,"rotationSource":"configuration","direction":"ltr","directionSource":"configuration"},\
             "id":"s"}
             """)

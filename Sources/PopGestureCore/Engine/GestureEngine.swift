@@ -103,6 +103,8 @@ public struct GestureEngine: Sendable {
     private var arbiters: [PopArbiter] = []
     private var arbiterSeats: [Seat] = []
     private var arbiterSettings: GestureSettings
+    /// Each seat's own settings, its active user's; a seat without uses `settings`.
+    private var seatSettings: [Seat: SeatSettings] = [:]
     /// Indexed by `DeviceID.rawValue`; a removed device leaves nil until a new device
     /// takes its slot (``addDevice(_:configuration:atOpen:)`` reuses the lowest free one), and
     /// trailing nils are dropped, so the array never outgrows the most devices present
@@ -123,12 +125,46 @@ public struct GestureEngine: Sendable {
         outbox.reserveCapacity(16)
     }
 
+    /// The system's settings: every seat's, but where its active user set their own.
     public var settings: GestureSettings {
         get { arbiterSettings }
         set {
             arbiterSettings = newValue
-            for index in arbiters.indices { arbiters[index].settings = newValue }
+            for index in arbiters.indices { arbiters[index].settings = settings(on: arbiterSeats[index]) }
         }
+    }
+
+    /// The settings in force on `seat`: its user's, else the system's.
+    public func settings(on seat: Seat) -> GestureSettings { seatSettings[seat]?.settings ?? arbiterSettings }
+
+    /// The settings `seat`'s active user set; nil when none are in force there.
+    public func userSettings(on seat: Seat) -> SeatSettings? { seatSettings[seat] }
+
+    /// The seats where a user's settings are in force, in order.
+    public var seatsWithUserSettings: [Seat] { seatSettings.keys.sorted() }
+
+    /// Puts `seat`'s user's settings in force (nil: back to the system's), from the next
+    /// pan on; a pan being decided or tracked keeps what it started with only as far as
+    /// the arbiter already decided.
+    public mutating func setUserSettings(_ settings: SeatSettings?, on seat: Seat) {
+        seatSettings[seat] = settings
+        if let index = arbiterSeats.firstIndex(of: seat) { arbiters[index].settings = self.settings(on: seat) }
+        if let settings {
+            logger.info("\(seat): the user's settings are in force: \(settings.keys.isEmpty ? "none of their own" : settings.keys.joined(separator: ", "))")
+        } else {
+            logger.info("\(seat): the system's settings are in force")
+        }
+    }
+
+    /// The user's settings go when their user is active on the seat no more: `client`
+    /// was paused (a user switch), or went away and no other client of that user is left
+    /// on the seat.
+    private mutating func forgetUserSettings(after client: ClientID, paused: Bool) {
+        guard let who = navigation.focus.clients[client], let held = seatSettings[who.seat], held.uid == who.uid else { return }
+        let stays = !paused && navigation.focus.clients.contains { id, other in
+            id != client && other.seat == who.seat && other.uid == who.uid && !navigation.focus.isPaused(id)
+        }
+        if !stays { setUserSettings(nil, on: who.seat) }
     }
 
     /// The index of `seat`'s arbiter, made on the seat's first device.
@@ -136,7 +172,7 @@ public struct GestureEngine: Sendable {
         if let index = arbiterSeats.firstIndex(of: seat) { return index }
         var seatLogger = logger
         seatLogger[metadataKey: "seat"] = "\(seat)"
-        arbiters.append(PopArbiter(settings: arbiterSettings, logger: seatLogger))
+        arbiters.append(PopArbiter(settings: settings(on: seat), logger: seatLogger))
         arbiterSeats.append(seat)
         return arbiters.count - 1
     }
@@ -295,6 +331,7 @@ public struct GestureEngine: Sendable {
     }
 
     private func landingMayBeHeld(_ origin: PanSample, surface: PanSurface) -> Bool {
+        let settings = settings(on: surface.seat)
         guard surface.isOnScreen, let destination = navigation.destination(backInput: settings.backInput, on: surface.seat)
         else {
             return false
@@ -614,7 +651,7 @@ public struct GestureEngine: Sendable {
     /// What a back on the client's seat would reach now, for the log.
     private func frontDescription(of client: ClientID) -> String {
         let seat = navigation.focus.clients[client]?.seat ?? .seat0
-        return switch navigation.destination(backInput: settings.backInput, on: seat) {
+        return switch navigation.destination(backInput: settings(on: seat).backInput, on: seat) {
         case .navigator(let navigator): "navigator \(navigator.id)"
         case .input(let input, let app): "back input \(input) for \(app ?? "an unknown app")"
         case .ownSwipe(let app): "\(app)'s own swipe-back"
@@ -627,6 +664,7 @@ public struct GestureEngine: Sendable {
     /// shell is its seat's shell no more (seat0's rotation and direction go with it).
     public mutating func clientPaused(_ client: ClientID, at time: Timestamp) {
         if client == navigation.focus.shell(on: .seat0) { forgetShell(at: time) }
+        forgetUserSettings(after: client, paused: true)
         let before = navigation.focusSummaries
         navigation.pause(client)
         for navigator in navigation.navigators.values where navigator.owner == client {
@@ -650,6 +688,7 @@ public struct GestureEngine: Sendable {
     public mutating func clientDisconnected(_ client: ClientID, at time: Timestamp) {
         // Seat0's shell's rotation and direction go with it: the sensor's, then the file's, apply.
         if client == navigation.focus.shell(on: .seat0) { forgetShell(at: time) }
+        forgetUserSettings(after: client, paused: false)
         let before = navigation.focusSummaries
         for id in navigation.removeAll(ownedBy: client) {
             abandonPopIfStackChanged(id, time: time)
@@ -686,12 +725,14 @@ public struct GestureEngine: Sendable {
         case .began(.input(let input, let app), let progress):
             outbox.append(.inputBegan(app: app, seat: seat(of: device), pointer: pointerPlace(position, device), time: time))
             outbox.append(.inputProgress(
-                input, app: app, seat: seat(of: device), progress: progress, commit: settings.commitProgress, time: time))
+                input, app: app, seat: seat(of: device), progress: progress,
+                commit: settings(on: seat(of: device)).commitProgress, time: time))
         case .progress(.navigator(let target), let progress):
             outbox.append(.popProgress(target, progress: progress, time: time))
         case .progress(.input(let input, let app), let progress):
             outbox.append(.inputProgress(
-                input, app: app, seat: seat(of: device), progress: progress, commit: settings.commitProgress, time: time))
+                input, app: app, seat: seat(of: device), progress: progress,
+                commit: settings(on: seat(of: device)).commitProgress, time: time))
         case .commit(.navigator(let target), let reason):
             guard let done = navigation.commitBack(target.navigator, expectedTop: target.page, at: time) else {
                 // The stack changed in a way the arbiter did not see: never pop the wrong page.

@@ -115,6 +115,9 @@ public struct FocusState: Sendable, Hashable {
         bridgeDeclined.contains(seat) ? nil : naturalScrolling[seat]
     }
 
+    /// Whether the client's user is not its seat's active user now (``pause(_:)``).
+    public func isPaused(_ id: ClientID) -> Bool { paused.contains(id) }
+
     /// Whether the seat's shell said its session takes no touchpad bridge.
     public func touchpadBridgeDeclined(on seat: Seat) -> Bool { bridgeDeclined.contains(seat) }
 

@@ -84,6 +84,24 @@ public struct Configuration: Sendable, Hashable {
     /// `[back-input]` section, default empty (the shipped file names the apps with
     /// their own swipe-back).
     public var backInput: BackInputMap
+    /// `user-locked`: the keys of ``userSettableNames`` that a seat's user may not set
+    /// for their seat (`user-settings`). Default none: a user may set all of them.
+    public var userLocked: [String]
+    /// What a user may set for their seat, as `user-locked` names them: the keys of
+    /// ``UserSettingsFile/userKeys`` and `back-input`, the per-app table.
+    public static var userSettableNames: [String] {
+        UserSettingsFile.userKeys.map(\.rawValue) + [UserSettingsFile.backInputSection]
+    }
+    /// `user-locked`'s text: `none`, or names of ``userSettableNames`` separated by commas
+    /// (spaces around them are trimmed), each at most once; nil when refused.
+    static func parseUserLocked(_ text: String) -> [String]? {
+        if text == "none" { return [] }
+        let names = text.split(separator: ",", omittingEmptySubsequences: false).map { name in
+            String(name.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        }
+        guard !names.isEmpty, names.allSatisfy(userSettableNames.contains), Set(names).count == names.count else { return nil }
+        return names
+    }
     /// `back-input-mode`: where a swipe may start when it goes to the back input.
     /// Default `.edge`, as Android's system back: the app under the finger gets those
     /// touches too, so a swipe from mid-screen would pan a map and go back at once.
@@ -108,6 +126,7 @@ public struct Configuration: Sendable, Hashable {
         logLevel = .info
         backInput = BackInputMap(standard: Self.defaultBackInput)
         backInputMode = .edge
+        userLocked = []
     }
 
     // MARK: - Loading

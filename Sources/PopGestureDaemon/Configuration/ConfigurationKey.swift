@@ -115,7 +115,7 @@ extension Configuration.Key {
         .mode, .edgeWidth, .decisionDistance, .maxAngle, .edgeMaxAngle, .commitProgress, .flingVelocity,
         .flingMinimumDistance, .flingMinimumDuration, .edgeFlingVelocity, .edgeFlingMinimumDistance,
         .edgeFlingMinimumDuration, .longPress, .longPressSlop, .layout, .transitionTimeout, .rotation, .touchpads, .screen, .grab, .socket, .clients, .maximumClients, .logLevel, .backInput,
-        .backInputMode,
+        .backInputMode, .userLocked,
     ]
 
     /// The keys that shape the gesture itself, which `replay` takes as flags too;
@@ -249,6 +249,11 @@ extension Configuration.Key {
     public static let backInputMode = Self(
         "back-input-mode", \.backInputMode,
         summary: "Where a back for apps without a navigator may start: edge (the leading edge zone) or fullscreen.")
+    public static let userLocked = Self(
+        "user-locked", \.userLocked,
+        expected: "none, or some of " + Configuration.userSettableNames.joined(separator: ", ") + ", separated by commas",
+        summary: "The keys a seat's user may not set for their seat (user-settings); back-input locks the per-app table.",
+        parse: Configuration.parseUserLocked, format: { $0.isEmpty ? "none" : $0.joined(separator: ", ") })
 }
 
 extension Duration {

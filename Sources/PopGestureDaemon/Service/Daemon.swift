@@ -59,9 +59,10 @@ public struct Daemon: Sendable {
         let status = DaemonStatus(
             daemon: DaemonStatus.current(socketFromSystemd: socketFromSystemd, grab: configuration.grab),
             backInput: backInput.status)
+        let userSettings = UserSettingsFile(locked: configuration.userLocked)
         let host = EngineHost(
             settings: configuration.gestureSettings(with: backInput), transitionTimeout: configuration.transitionTimeout,
-            defaultLayout: configuration.defaultLayout, supplement: status, logger: logger)
+            defaultLayout: configuration.defaultLayout, supplement: status, userSettings: userSettings, logger: logger)
         let server: SocketServer
         do {
             server = try SocketServer(
@@ -121,6 +122,7 @@ public struct Daemon: Sendable {
             case .signal(SIGHUP):
                 reload(
                     &current, server: server, backInput: &backInput, seatBackInputs: seatBackInputs, touchpad: touchpad,
+                    userSettings: userSettings,
                     mainLoop: mainLoop, admission: admission, notifier: notifier)
                 status.backInput = backInput.status
                 status.daemon?.grab = current.grab.rawValue
@@ -188,7 +190,8 @@ public struct Daemon: Sendable {
     /// Runs on the input thread, which owns `server`.
     private func reload(
         _ current: inout Configuration, server: SocketServer, backInput: inout BackInputSetup,
-        seatBackInputs: SeatBackInputs, touchpad: TouchpadOutput, mainLoop: MainLoop, admission: ClientAdmission, notifier: SystemdNotifier
+        seatBackInputs: SeatBackInputs, touchpad: TouchpadOutput, userSettings: UserSettingsFile, mainLoop: MainLoop,
+        admission: ClientAdmission, notifier: SystemdNotifier
     ) {
         notifier.reloading()
         let previous = current
@@ -204,6 +207,8 @@ public struct Daemon: Sendable {
                 if !apps.isEmpty { logger.notice("back input changed for \(apps.joined(separator: ", "))") }
                 log(backInput)
             }
+            // Before the settings go to the engine, which makes each seat's user's again over them.
+            userSettings.locked = current.userLocked
             server.apply(
                 settings: current.gestureSettings(with: backInput), transitionTimeout: current.transitionTimeout,
                 defaultLayout: current.defaultLayout)

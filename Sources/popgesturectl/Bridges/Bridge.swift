@@ -209,7 +209,8 @@ extension Bridge {
     static func run(_ source: some FocusSource, initial: FocusedWindow? = nil, name: String, options: BridgeOptions) throws {
         var loop = BridgeLoop(
             source: source, link: ShellLink(name: name, touchpadBridge: source.takesTouchpadBridge), socketPath: options.socketOptions.resolvedPath,
-            verbose: options.verbose, signals: StopSignals.install())
+            verbose: options.verbose, signals: StopSignals.install(),
+            userSettings: UserSettingsWatch.forThisUser())
         if let ending = try loop.run(initial: initial) {
             standardError("\(name): \(ending)")
         }

@@ -10,16 +10,22 @@ struct BridgeLoop<Source: FocusSource> {
     let socketPath: String
     let verbose: Bool
     let signals: StopSignals?
+    /// The user's settings file, sent as `user-settings`; nil: not followed (no HOME).
+    let userSettings: UserSettingsWatch?
     private var connection: Connection?
     /// When to connect next; nil while connected. The first connect is at once.
     private var connectAt: ContinuousClock.Instant? = .now
 
-    init(source: Source, link: ShellLink, socketPath: String, verbose: Bool, signals: StopSignals?) {
+    init(
+        source: Source, link: ShellLink, socketPath: String, verbose: Bool, signals: StopSignals?,
+        userSettings: UserSettingsWatch? = nil
+    ) {
         self.source = source
         self.link = link
         self.socketPath = socketPath
         self.verbose = verbose
         self.signals = signals
+        self.userSettings = userSettings
     }
 
     /// Runs until the source ends (returns its message) or a stop signal (returns nil).
@@ -27,6 +33,7 @@ struct BridgeLoop<Source: FocusSource> {
     /// `initial`: the window focused at start, when the source knew it before the loop.
     mutating func run(initial: FocusedWindow? = nil) throws -> String? {
         if let initial { try perform(link.focused(initial)) }
+        try readUserSettings()
         while true {
             if connection == nil, let connectAt, connectAt <= .now {
                 try connect()
@@ -37,6 +44,8 @@ struct BridgeLoop<Source: FocusSource> {
             fds.append(pollfd(fd: source.otherDescriptor?.rawValue ?? -1, events: Int16(POLLIN), revents: 0))
             let signalIndex = fds.count
             if let signals { fds.append(pollfd(fd: signals.readEnd.rawValue, events: Int16(POLLIN), revents: 0)) }
+            let settingsIndex = fds.count
+            fds.append(pollfd(fd: userSettings?.descriptor?.rawValue ?? -1, events: Int16(POLLIN), revents: 0))
             let daemonIndex = fds.count
             if let connection { fds.append(pollfd(fd: connection.socket.rawValue, events: Int16(POLLIN), revents: 0)) }
 
@@ -49,6 +58,10 @@ struct BridgeLoop<Source: FocusSource> {
             }
 
             if signals != nil, fds[signalIndex].revents != 0 { return nil }
+            if fds[settingsIndex].revents != 0 {
+                userSettings?.drain()
+                try readUserSettings()
+            }
             if fds.count > daemonIndex, fds[daemonIndex].revents != 0 {
                 try readDaemon()
             }
@@ -75,6 +88,14 @@ struct BridgeLoop<Source: FocusSource> {
             }
         }
         return nil
+    }
+
+    /// The user's settings file as it is now, to the link (which sends a change).
+    private mutating func readUserSettings() throws {
+        guard let userSettings else { return }
+        var problems: [String] = []
+        let text = userSettings.read { problems.append($0) }
+        try perform(problems.map { .log($0) } + link.userSettingsChanged(text))
     }
 
     private mutating func connect() throws {

@@ -71,6 +71,11 @@ struct ShellLink {
     private(set) var naturalScrolling: Bool?
     /// What was sent of it on this connection; nil: nothing yet.
     private var sentNaturalScrolling: Bool?
+    /// The user's settings for the seat (`~/.config/popgestured/popgestured.conf`), once
+    /// read; "" when there is no such file (the system's then). Nil: not read yet.
+    private(set) var userSettings: String?
+    /// What was sent of them on this connection; nil: nothing yet.
+    private var sentUserSettings: String?
     /// How long the next `.retry` waits.
     private(set) var retryDelay = initialRetryDelay
     private var nextID: Int64 = 1
@@ -91,6 +96,7 @@ struct ShellLink {
         state = .greeting
         sentTextDirection = nil
         sentNaturalScrolling = nil
+        sentUserSettings = nil
         sentOutputs = nil
         let id = takeID()
         helloID = id
@@ -152,6 +158,7 @@ struct ShellLink {
             sentOutputs = nil
             sentTextDirection = nil
             sentNaturalScrolling = nil
+            sentUserSettings = nil
             return [.log("resumed: the shell again")] + sendAll()
         default:
             return []
@@ -199,7 +206,26 @@ struct ShellLink {
 
     /// Everything the source has said, after a hello or a resume.
     private mutating func sendAll() -> [Action] {
-        sendWindow() + sendRotation() + sendOutputs() + sendTextDirection() + sendTouchpadScrolling()
+        sendWindow() + sendRotation() + sendOutputs() + sendTextDirection() + sendTouchpadScrolling() + sendUserSettings()
+    }
+
+    /// The user's settings file says this now ("" when it is gone).
+    mutating func userSettingsChanged(_ text: String) -> [Action] {
+        guard text != userSettings else { return [] }
+        let first = userSettings == nil
+        userSettings = text
+        // Nothing to say for a user who never had a file.
+        if first && text.isEmpty { return [] }
+        return [.verbose("user settings: \(text.utf8.count) bytes" + unsentNote)] + sendUserSettings()
+    }
+
+    /// `user-settings`, when ready and not what was sent last.
+    private mutating func sendUserSettings() -> [Action] {
+        guard isReady, let userSettings, userSettings != sentUserSettings else { return [] }
+        // A user with no file, on a fresh connection: the daemon has nothing of theirs.
+        if userSettings.isEmpty && sentUserSettings == nil { return [] }
+        sentUserSettings = userSettings
+        return [.send(encode(.userSettings(text: userSettings), id: takeID()))]
     }
 
     /// `touchpad-scrolling`, when ready and not what was sent last.

@@ -42,6 +42,7 @@ private let everyKey = """
     log-level = debug
     back-input = KEY_BACK
     back-input-mode = fullscreen
+    user-locked = mode, back-input
     """
 
 @Suite struct ConfigurationDefaultsTests {
@@ -123,6 +124,7 @@ private let everyKey = """
         #expect(configuration.logLevel == .debug)
         #expect(configuration.backInput.standard?.spelling == "back")
         #expect(configuration.backInputMode == .fullscreen)
+        #expect(configuration.userLocked == ["mode", "back-input"])
         // The sample really covers every key: none is left at its default.
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
     }
@@ -329,6 +331,7 @@ private let everyKey = """
             .backInput: "none", .backInputMode: "fullscreen", .grab: "on", .maximumClients: "5",
             .edgeMaxAngle: "35", .flingMinimumDistance: "8", .flingMinimumDuration: "40", .edgeFlingVelocity: "100",
             .edgeFlingMinimumDistance: "6", .edgeFlingMinimumDuration: "25", .longPress: "600", .longPressSlop: "1.5",
+            .userLocked: "edge-width-mm",
         ]
         let configuration = try Configuration.parse("", path: path, overrides: overrides)
         #expect(configuration.changedKeys(since: Configuration()) == Set(Configuration.Key.allCases))
@@ -388,7 +391,7 @@ private let everyKey = """
             "fling-velocity", "fling-min-distance", "fling-min-duration", "edge-fling-velocity",
             "edge-fling-min-distance", "edge-fling-min-duration", "long-press", "long-press-slop", "layout",
             "transition-timeout", "rotation", "touchpads", "screen", "grab", "socket", "clients", "max-clients", "log-level",
-            "back-input", "back-input-mode",
+            "back-input", "back-input-mode", "user-locked",
         ])
     }
 

@@ -188,6 +188,14 @@ import Testing
             """)
         #expect(StatusTable.render(natural).contains("touchpad scrolling: natural, says the shell (the touchpad bridge plays its scroll so)"))
         #expect(StatusTable.render(clients).contains("last back: none yet"))
+        let users = try Self.status("""
+            {"type":"status","version":1,"devices":[],"navigators":[],"clients":[],"settings":{"seat":"seat0",\
+            "mode":"edge","backInputMode":"edge","edgeWidthMm":6,"commitProgress":0.25,"flingVelocityMmPerS":180,\
+            "edgeFlingVelocityMmPerS":60,"user":["edge-width-mm","commit-progress"],"locked":["mode"]}}
+            """)
+        #expect(StatusTable.render(users).contains(
+            "settings on seat0: mode edge, back input edge, edge 6 mm, commit 0.25, fling 180/60 mm/s; "
+                + "the user's: edge-width-mm, commit-progress; locked: mode"))
     }
 
     @Test("status without devices says why no swipe will come")

@@ -232,6 +232,20 @@ import PopGestureProtocol
         ])
     }
 
+    @Test("the user's settings file: sent once ready, again when it changes and after a resume; a user with no file sends nothing")
+    func userSettings() throws {
+        var link = ShellLink(name: "bridge")
+        let hello = try Self.request(link.connected()[0])
+        #expect(link.userSettingsChanged("").isEmpty, "no file, never had one")
+        #expect(try Self.sends(link.received(Self.helloReply(hello.id))).isEmpty)
+        #expect(try Self.sends(link.userSettingsChanged("edge-width-mm = 6\n")) == [.userSettings(text: "edge-width-mm = 6\n")])
+        #expect(try Self.sends(link.userSettingsChanged("edge-width-mm = 6\n")).isEmpty, "unchanged")
+        #expect(try Self.sends(link.received(MessageCodec.encode(.paused(reason: "user-switch")))).isEmpty)
+        #expect(try Self.sends(link.received(MessageCodec.encode(.resumed))) == [.userSettings(text: "edge-width-mm = 6\n")],
+                "the daemon forgot them at the switch")
+        #expect(try Self.sends(link.userSettingsChanged("")) == [.userSettings(text: "")], "the file went: the system's")
+    }
+
     @Test("a session that takes no touchpad bridge says so with every touchpad-scrolling")
     func touchpadBridgeDeclined() throws {
         var link = ShellLink(name: "bridge", touchpadBridge: false)
