@@ -32,6 +32,14 @@ let package = Package(
                 .product(name: "PopGestureInput", package: "popgestured"),
             ]),
         .executableTarget(
+            name: "FuzzUserSettings",
+            dependencies: [
+                "FuzzDriver",
+                .product(name: "PopGestureDaemon", package: "popgestured"),
+                .product(name: "PopGestureCore", package: "popgestured"),
+                .product(name: "PopGestureProtocol", package: "popgestured"),
+            ]),
+        .executableTarget(
             name: "FuzzEngine",
             dependencies: [
                 "FuzzDriver",

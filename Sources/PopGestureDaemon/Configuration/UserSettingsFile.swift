@@ -14,11 +14,11 @@ import PopGestureServer
 /// device does not declare (it is made from the system file), and `touchpad` where the
 /// system's table makes no virtual touchpad. The daemon's only instance lives on the
 /// input thread, beside the configuration it reads.
-final class UserSettingsFile: UserSettingsMaker {
+public final class UserSettingsFile: UserSettingsMaker {
     /// The keys a user may set for their seat: where a swipe may start, the edge zone, and
     /// the thresholds that commit. What reaches other users, or the system (devices,
     /// grab, the socket, the back input's keys), stays the administrator's.
-    static let userKeys: [Configuration.Key] = [
+    public static let userKeys: [Configuration.Key] = [
         .mode, .backInputMode, .edgeWidth, .commitProgress, .flingVelocity, .edgeFlingVelocity,
     ]
     /// How `user-locked` names the `[back-input]` section.
@@ -27,13 +27,13 @@ final class UserSettingsFile: UserSettingsMaker {
     static let shownPath = "~/.config/popgestured/popgestured.conf"
 
     /// The keys the administrator locked (`user-locked`), set at start and on reload.
-    var locked: [String]
+    public var locked: [String]
 
-    init(locked: [String] = []) { self.locked = locked }
+    public init(locked: [String] = []) { self.locked = locked }
 
-    var lockedKeys: [String] { locked }
+    public var lockedKeys: [String] { locked }
 
-    func settings(
+    public func settings(
         from text: String, over system: GestureSettings
     ) -> Result<(settings: GestureSettings, keys: [String]), ProtocolError> {
         let file: ConfigurationFile
