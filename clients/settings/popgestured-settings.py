@@ -120,9 +120,9 @@ class Daemon:
     """The socket: hello, subscribe; requests with ids, their replies to callbacks,
     events to `on_event`. Connects again every RETRY_SECONDS when the daemon is away."""
 
-    def __init__(self, path, on_event, on_connected):
-        self.path, self.on_event, self.on_connected = path, on_event, on_connected
-        self.sock, self.buffer, self.next_id, self.waiting = None, b"", 0, {}
+    def __init__(self, path, on_event, on_connected, on_refused):
+        self.path, self.on_event, self.on_connected, self.on_refused = path, on_event, on_connected, on_refused
+        self.sock, self.watch, self.buffer, self.next_id, self.waiting = None, None, b"", 0, {}
         self.connect()
 
     def connect(self):
@@ -134,8 +134,9 @@ class Daemon:
             return
         sock.setblocking(False)
         self.sock, self.buffer = sock, b""
-        GLib.io_add_watch(sock.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR, self.readable)
-        self.request({"type": "hello", "version": 1, "name": "popgestured-settings"})
+        self.watch = GLib.io_add_watch(sock.fileno(), GLib.PRIORITY_DEFAULT, GLib.IO_IN | GLib.IO_HUP | GLib.IO_ERR,
+                                       self.readable)
+        self.request({"type": "hello", "version": 1, "name": "popgestured-settings"}, self.greeted)
         self.request({"type": "subscribe"})
         GLib.idle_add(lambda: self.on_connected() and False)
 
@@ -156,26 +157,38 @@ class Daemon:
             return False
         return True
 
+    def greeted(self, reply):
+        if reply.get("type") == "error":
+            self.on_refused(reply.get("message", reply.get("code", "")))
+
     def lost(self):
+        # The watch goes with the socket: a closed descriptor must not be polled again.
+        if self.watch is not None:
+            GLib.source_remove(self.watch)
         if self.sock is not None:
             self.sock.close()
-        self.sock, self.waiting = None, {}
+        self.sock, self.watch, self.waiting = None, None, {}
         GLib.timeout_add_seconds(RETRY_SECONDS, self.retry)
 
     def readable(self, fd, condition):
+        if self.sock is None:
+            return False
         try:
             chunk = self.sock.recv(65536)
         except BlockingIOError:
             return True
         except OSError:
+            self.watch = None
             self.lost()
             return False
         if not chunk:
+            self.watch = None  # returning False removes it
             self.lost()
             return False
         self.buffer += chunk
         *lines, self.buffer = self.buffer.split(b"\n")
         if len(self.buffer) > MAXIMUM_LINE:
+            self.watch = None
             self.lost()
             return False
         for line in lines:
@@ -203,6 +216,7 @@ class TryPad(Gtk.DrawingArea):
         drag = Gtk.GestureDrag(touch_only=False)
         drag.connect("drag-begin", self.began)
         drag.connect("drag-update", self.moved)
+        drag.connect("drag-end", self.ended)
         self.add_controller(drag)
         self.start = (0, 0)
 
@@ -210,6 +224,11 @@ class TryPad(Gtk.DrawingArea):
         self.start = (x, y)
         self.paths = [[(x, y)]]
         self.queue_draw()
+
+    def ended(self, gesture, dx, dy):
+        # For the log (and the tests that read it): how long the path drawn was.
+        if self.paths:
+            print(f"path: {len(self.paths[-1])} points, {abs(dx):.0f} px across, {abs(dy):.0f} px down", flush=True)
 
     def moved(self, gesture, dx, dy):
         if self.paths:
@@ -293,13 +312,14 @@ class Window(Adw.ApplicationWindow):
         return page
 
     def try_page(self):
-        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12, margin_top=12, margin_bottom=12,
-                      margin_start=12, margin_end=12)
-        box.append(Gtk.Label(label="Swipe here, or anywhere: the path, and what the swipe became.", xalign=0))
+        # The pad runs edge to edge: a back swipe starts within millimetres of the screen's edge.
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12)
+        box.append(Gtk.Label(label="Swipe here, from the edge or anywhere: the path, and what the swipe became.",
+                             xalign=0, margin_top=12, margin_start=12, margin_end=12))
         self.pad = TryPad()
-        frame = Gtk.Frame(child=self.pad)
-        box.append(frame)
-        self.verdict = Gtk.Label(label="No swipe yet.", xalign=0, wrap=True)
+        box.append(self.pad)
+        self.verdict = Gtk.Label(label="No swipe yet.", xalign=0, wrap=True, margin_bottom=12, margin_start=12,
+                                 margin_end=12)
         self.verdict.add_css_class("title-3")
         box.append(self.verdict)
         return box
@@ -370,7 +390,7 @@ class SettingsApp(Adw.Application):
             self.window = Window(self)
             for app_id in sorted(self.apps):
                 self.window.app_row(app_id)
-            self.daemon = Daemon(self.options.socket, self.event, self.connected)
+            self.daemon = Daemon(self.options.socket, self.event, self.connected, self.refused)
             self.run_doctor()
         self.window.present()
 
@@ -380,6 +400,11 @@ class SettingsApp(Adw.Application):
         row.set_selected(next(i for i, (value, _) in enumerate(CHOICES) if value == choice))
 
     # ------------------------------------------------------------ the daemon
+
+    def refused(self, message):
+        """The daemon does not serve this user (not the seat's active one, say)."""
+        print(f"refused: {message}", flush=True)
+        self.window.toasts.add_toast(Adw.Toast(title=f"popgestured: {message}", timeout=10))
 
     def connected(self):
         self.send()
@@ -445,20 +470,28 @@ class SettingsApp(Adw.Application):
     def event(self, event):
         kind = event.get("type")
         window = self.window
-        if kind == "focus-changed" and event.get("app"):
+        if kind == "error":
+            # Without an id: the daemon's word on the connection itself (not-permitted, then it closes).
+            self.refused(event.get("message", event.get("code", "")))
+        elif kind == "focus-changed" and event.get("app"):
             self.seen(event["app"])
         elif kind == "input-began":
-            window.verdict.set_label("A back swipe is under way…")
+            self.verdict("A back swipe is under way…")
         elif kind == "back-input":
-            window.verdict.set_label(f"Back: {event.get('input')} went to {event.get('app') or 'the app in front'}.")
+            self.verdict(f"Back: {event.get('input')} went to {event.get('app') or 'the app in front'}.")
         elif kind == "back":
-            window.verdict.set_label(f"Back: {event.get('navigator')} went back to {event.get('top')}.")
+            self.verdict(f"Back: {event.get('navigator')} went back to {event.get('top')}.")
         elif kind == "input-cancelled":
             reason = event.get("reason", "")
-            window.verdict.set_label(f"No back: {CANCELS.get(reason, reason)}.")
+            self.verdict(f"No back: {CANCELS.get(reason, reason)}.")
         elif kind == "rejected":
             reason = event.get("reason", "")
-            window.verdict.set_label(f"Refused: {REASONS.get(reason, reason)}.")
+            self.verdict(f"Refused: {REASONS.get(reason, reason)}.")
+
+    def verdict(self, text):
+        """What the swipe became, on the Try it page and in the log."""
+        self.window.verdict.set_label(text)
+        print(f"verdict: {text}", flush=True)
 
     # ------------------------------------------------------------ the file
 
