@@ -27,7 +27,9 @@ sys.path.insert(0, HERE)
 
 import screenshot  # noqa: E402
 from session import PANEL_MM, Session  # noqa: E402
-from test_indicator import APP_PYTHON, IndicatorScenario  # noqa: E402
+import gnome_shot  # noqa: E402
+import test_indicator  # noqa: E402 - the module, not its test classes: unittest would run them here
+from test_indicator import APP_PYTHON, SCREEN, IndicatorScenario  # noqa: E402
 from tests import support  # noqa: E402
 
 SETTINGS_APP = os.path.join(REPO, "clients", "settings", "popgestured-settings.py")
@@ -66,19 +68,27 @@ class SettingsAppTest(Session, unittest.TestCase):
     failed_prefix = "settings-failed-"
     start_sway = IndicatorScenario.start_sway
 
-    def setUp(self):
-        self.require(missing_requirements(), "the settings app's test")
-        self.start_daemon()
+    backend = "sway"
+
+    def missing(self):
+        return missing_requirements()
+
+    def start_display(self):
+        """sway, and a session bus of the app's own."""
         self.start_sway()
-        self.config = os.path.join(self.directory, "config")
-        os.makedirs(self.config)
         bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"})
         self.addCleanup(self.stop, bus)
-        address = bus.stdout.readline().decode().strip()
-        self.env = dict(self.env, XDG_CONFIG_HOME=self.config, DBUS_SESSION_BUS_ADDRESS=address, GDK_BACKEND="wayland",
-                        NO_AT_BRIDGE="1", PYTHONUNBUFFERED="1",
-                        PATH=os.path.dirname(support.BINARY) + ":/usr/bin:/bin")
+        self.env = dict(self.env, DBUS_SESSION_BUS_ADDRESS=bus.stdout.readline().decode().strip())
+
+    def setUp(self):
+        self.require(self.missing(), "the settings app's test")
+        self.start_daemon()
+        self.config = os.path.join(self.directory, "config")
+        os.makedirs(self.config)
+        self.start_display()
+        self.env = dict(self.env, XDG_CONFIG_HOME=self.config, GDK_BACKEND="wayland", NO_AT_BRIDGE="1",
+                        PYTHONUNBUFFERED="1", PATH=os.path.dirname(support.BINARY) + ":/usr/bin:/bin")
         self.shell = Shell(self.daemon.socket)
         self.addCleanup(self.shell.close)
         self.shell.focus(READER)
@@ -112,7 +122,7 @@ class SettingsAppTest(Session, unittest.TestCase):
     def page(self, name, shot=None):
         self.action("show-page", f"<'{name}'>")
         time.sleep(0.5)  # the page's transition
-        self.shot(f"settings-{shot or name}", self.drawn, timeout=10)
+        self.shot(f"settings-{self.backend}-{shot or name}", self.drawn, timeout=10)
 
     def swipe(self):
         """A finger down at 2 % of the width, 60 mm to the right, then up."""
@@ -145,6 +155,39 @@ class SettingsAppTest(Session, unittest.TestCase):
         self.page("try", "try-refused")
         self.page("status")
         self.assertIsNone(self.app.poll(), f"the app exited{self.logs()}")
+
+
+class SettingsOnGnomeShellTest(SettingsAppTest):
+    """The same under `gnome-shell --headless` (GNOME Shell 43 here), with the package's
+    extension enabled (as Tests/GUI/test_indicator.py starts it); screenshots from the
+    Shell itself."""
+    backend = "gnome-shell"
+    watched = "app"
+    bus = test_indicator.IndicatorOnGnomeShellTest.bus
+    gdbus = test_indicator.IndicatorOnGnomeShellTest.gdbus
+
+    def missing(self):
+        return missing_requirements() + test_indicator.IndicatorOnGnomeShellTest.missing_requirements()
+
+    def start_display(self):
+        """The Shell on a session bus of its own, which the app shares; the app is its Wayland client."""
+        test_indicator.IndicatorOnGnomeShellTest.start_display(self)
+        self.env = dict(self.env, WAYLAND_DISPLAY="wayland-arrow")
+
+    def logs(self):
+        return f"\n--- app:\n{self.read('app')}\n--- gnome-shell:\n{self.read('shell')[-3000:]}\n--- daemon:\n{self.daemon.log}"
+
+    def grab(self):
+        path = os.path.join(self.directory, "shot.png")
+        self.gdbus(gnome_shot.NAME, gnome_shot.PATH, gnome_shot.METHOD, path, str(SCREEN[0]))
+        with open(path, "rb") as file:
+            return screenshot.read_png(file.read())
+
+    @staticmethod
+    def drawn(image):
+        """The window, placed by mutter: some of libadwaita's light background near the middle."""
+        light = sum(1 for x in range(0, image.width, 16) if min(image.pixel(x, image.height // 2)) > 0xE0)
+        return None if light > 8 else "no light pixels across the middle: the window is not drawn yet"
 
 
 if __name__ == "__main__":
