@@ -504,6 +504,15 @@ public struct ServerState {
             actions.append(.send(client, line: OutgoingLine.encoding(.error(error), id: identified.id)))
             return
         }
+        // A seat's settings are the person's at that screen, as its shell is: never another
+        // local user that `clients = any` lets in, nor the user of another seat.
+        if entry.greeted, case .userSettings = identified.request, let reason = shells.decide(entry.credentials) {
+            let error = ProtocolError(
+                .notPermitted, "only root, the daemon's user and the seat's active user may set its settings: \(reason)",
+                request: identified.request.type)
+            actions.append(.send(client, line: OutgoingLine.encoding(.error(error), id: identified.id)))
+            return
+        }
         guard entry.greeted, EngineRequest.isEngines(identified.request) else {
             // hello-required too: a client not greeted has nothing with the engine side.
             perform(identified, from: client, at: time, into: &actions)

@@ -54,6 +54,21 @@ import Testing
             .hasPrefix(#"{"type":"error","code":"hello-required""#) == true)
     }
 
+    @Test("user-settings from another local user (clients = any lets them in) is not-permitted; the seat's user reaches the engine side")
+    func userSettingsOnlyFromTheSeatsUser() {
+        var h = Self.harness()
+        let stranger = h.connect(greeted: false, credentials: Self.stranger)
+        #expect(h.reply(#"{"type":"hello","version":1}"#, from: stranger)?.hasPrefix(#"{"type":"hello""#) == true)
+        let refused = h.reply(#"{"type":"user-settings","text":"edge-width-mm = 20\n","id":1}"#, from: stranger)
+        #expect(refused?.hasPrefix(#"{"type":"error","code":"not-permitted","message":"only root, the daemon's user and the seat's active user may set its settings: uid 1001 is not the seat's user""#) == true,
+                "\(refused ?? "no reply")")
+        let user = h.connect(greeted: false, credentials: Self.user)
+        #expect(h.reply(#"{"type":"hello","version":1}"#, from: user)?.hasPrefix(#"{"type":"hello""#) == true)
+        // This host has no user settings maker (the daemon's): its own refusal shows the request got there.
+        #expect(h.reply(#"{"type":"user-settings","text":"edge-width-mm = 20\n","id":2}"#, from: user)?
+            .contains("this daemon takes no user settings") == true)
+    }
+
     @Test("focused-window from an app is not-shell; from the shell it moves the back to the focused app")
     func focusedWindow() throws {
         var h = Self.harness()
