@@ -176,10 +176,9 @@ public struct EngineHost {
         // administrator locked now, or an entry no longer possible, drops them.
         for seat in feed.engine.seatsWithUserSettings {
             guard let held = feed.engine.userSettings(on: seat), let maker = userSettingsMaker else { continue }
-            switch maker.settings(from: held.text, over: settings) {
-            case .success(let made):
-                feed.engine.setUserSettings(
-                    SeatSettings(settings: made.settings, keys: made.keys, text: held.text, uid: held.uid), on: seat)
+            switch seatSettings(from: held.text, uid: held.uid, by: maker) {
+            case .success(let settings):
+                feed.engine.setUserSettings(settings, on: seat)
             case .failure(let error):
                 logger.warning("\(seat): the user's settings no longer apply over the reloaded system file (\(error.message)); the system's are in force")
                 feed.engine.setUserSettings(nil, on: seat)
@@ -236,9 +235,9 @@ public struct EngineHost {
                 if feed.engine.userSettings(on: seat) != nil { feed.engine.setUserSettings(nil, on: seat) }
                 return ok()
             }
-            switch maker.settings(from: text, over: feed.engine.settings) {
-            case .success(let made):
-                feed.engine.setUserSettings(SeatSettings(settings: made.settings, keys: made.keys, text: text, uid: uid), on: seat)
+            switch seatSettings(from: text, uid: uid, by: maker) {
+            case .success(let settings):
+                feed.engine.setUserSettings(settings, on: seat)
                 return ok()
             case .failure(var error):
                 error.request = request.type
@@ -392,6 +391,15 @@ public struct EngineHost {
             },
             rejectedCount: everySeat ? rejectedCount : rejectedCounts[askerSeat] ?? 0, screen: screen,
             settings: settingsStatus(on: askerSeat))
+    }
+
+    /// A seat's settings from its user's `text` over the system's, as `maker` makes them.
+    private func seatSettings(
+        from text: String, uid: UInt32?, by maker: any UserSettingsMaker
+    ) -> Result<SeatSettings, ProtocolError> {
+        maker.settings(from: text, over: feed.engine.settings).map { made in
+            SeatSettings(settings: made.settings, keys: made.keys, text: text, uid: uid)
+        }
     }
 
     /// `status`'s `settings`: what a user may set, as in force on `seat`.

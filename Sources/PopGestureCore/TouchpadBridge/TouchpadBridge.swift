@@ -12,7 +12,7 @@
 ///
 ///     idle ──input-progress (touchpad)──▶ following: the pointer under the finger, down;
 ///       ▲                                   │ the fingers chase the progress
-///       ▲                                   │ back-input: the goal runs on ``completionMillimetres``
+///       │                                   │ back-input: the goal runs on ``completionMillimetres``
 ///       │                                   │ input-cancelled: the goal is where they landed
 ///       └──── lift, once at the goal ◀── ending: a frame per deadline toward the goal
 ///                                │            │ input-progress: the next swipe waits (``Touch/next``)
