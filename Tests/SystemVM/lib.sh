@@ -263,6 +263,26 @@ sway_focus() {
     shift
     echo "$*" >"$sock.focus.new" && mv "$sock.focus.new" "$sock.focus"
 }
+# sway_bridge_session USER APP: USER's stand-in desktop session with the package's
+# popgesturectl-bridge.service, bridge auto running sway's bridge against fake-sway.py
+# (APP focused, pid 4242); waits until the unit is active and the daemon's focus is
+# that bridge's word. Sets SWAYSOCK_PATH and BRIDGE_PID; end_sway_bridge_session USER
+# ends the session.
+sway_bridge_session() {
+    local user=$1 app=$2
+    user_manager "$user"
+    SWAYSOCK_PATH=/run/user/$(id -u "$user")/sway-ipc.systemvm.sock
+    fake_sway "$user" "$SWAYSOCK_PATH" "$app" 4242
+    desktop_session "$user" SWAYSOCK="$SWAYSOCK_PATH" WAYLAND_DISPLAY=wayland-1
+    wait_for 30 "popgesturectl-bridge.service to be active" \
+        as_user "$user" systemctl --user is-active --quiet popgesturectl-bridge.service
+    wait_for 60 "the daemon's focus from $user's bridge" shell_focus "$app" "$user"
+    BRIDGE_PID=$(user_unit_prop "$user" MainPID popgesturectl-bridge.service)
+}
+end_sway_bridge_session() {
+    as_user "$1" systemctl --user stop systemvm-desktop.target graphical-session.target || true
+    as_user "$1" systemctl --user unset-environment SWAYSOCK WAYLAND_DISPLAY || true
+}
 # shell_focus APP USER: the daemon's focus is the shell's word for APP (pid 4242), and
 # the shell is USER's `popgesturectl bridge sway`.
 shell_focus() {

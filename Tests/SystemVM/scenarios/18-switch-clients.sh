@@ -46,18 +46,9 @@ python3 "$REPO/Tests/VM/make-swipe.py" "$desc" --from 0.01 --to "$to" --duration
 step "alice's desktop session: the bridge unit runs sway's bridge, the daemon's shell"
 uid=$(id -u alice)
 unit=popgesturectl-bridge.service
-user_manager alice
-swaysock=/run/user/$uid/sway-ipc.systemvm.sock
-fake_sway alice "$swaysock" org.example.py 4242
-desktop_session alice SWAYSOCK="$swaysock" WAYLAND_DISPLAY=wayland-1
-end_desktop() {
-    as_user alice systemctl --user stop systemvm-desktop.target graphical-session.target || true
-    as_user alice systemctl --user unset-environment SWAYSOCK WAYLAND_DISPLAY || true
-}
-trap 'end_desktop; restore_conf; cleanup' EXIT
-wait_for 30 "$unit to be active" as_user alice systemctl --user is-active --quiet "$unit"
-wait_for 60 "the daemon's focus from alice's bridge" shell_focus org.example.py alice
-bridge_pid=$(user_unit_prop alice MainPID "$unit")
+trap 'end_sway_bridge_session alice; restore_conf; cleanup' EXIT
+sway_bridge_session alice org.example.py
+swaysock=$SWAYSOCK_PATH bridge_pid=$BRIDGE_PID
 log "alice's bridge: pid $bridge_pid"
 
 step "alice's Swift and Python clients, each with a navigator"

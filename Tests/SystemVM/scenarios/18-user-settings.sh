@@ -31,24 +31,14 @@ sys.exit(0 if s.get("seat") == "seat0" and s.get("edgeWidthMm") == float(sys.arg
 settings_now() { popgesturectl status --json | python3 -c 'import json, sys; print(json.load(sys.stdin).get("settings"))'; }
 
 step "alice's file, then her desktop session: the bridge sends it"
-uid=$(id -u alice)
 home=$(getent passwd alice | cut -d: -f6)
 install -d -o alice -g alice "$home/.config" "$home/.config/popgestured"
 printf '# alice\nedge-width-mm = 9\n' >"$home/.config/popgestured/popgestured.conf"
 chown alice:alice "$home/.config/popgestured/popgestured.conf"
 unit=popgesturectl-bridge.service
-user_manager alice
-swaysock=/run/user/$uid/sway-ipc.systemvm.sock
-fake_sway alice "$swaysock" org.example.reader 4242
-desktop_session alice SWAYSOCK="$swaysock" WAYLAND_DISPLAY=wayland-1
-end_desktop() {
-    as_user alice systemctl --user stop systemvm-desktop.target graphical-session.target || true
-    as_user alice systemctl --user unset-environment SWAYSOCK WAYLAND_DISPLAY || true
-}
-trap 'end_desktop; cleanup' EXIT
-wait_for 30 "$unit to be active" as_user alice systemctl --user is-active --quiet "$unit"
-wait_for 60 "the daemon's focus from alice's bridge" shell_focus org.example.reader alice
-bridge_pid=$(user_unit_prop alice MainPID "$unit")
+trap 'end_sway_bridge_session alice; cleanup' EXIT
+sway_bridge_session alice org.example.reader
+bridge_pid=$BRIDGE_PID
 wait_for 30 "alice's 9 mm edge in force on seat0" settings_are 9 edge-width-mm
 log "alice active: $(settings_now)"
 
